@@ -1,0 +1,36 @@
+// pmt-convert: the host-side tool. `pmt-convert <command> --help` documents each command.
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "commands.h"
+
+namespace pmt::cli {
+// Defined next to the code each one drives (converter/<area>/*_cli.cc).
+}  // namespace pmt::cli
+
+namespace {
+
+// One line per command; each helper file defines its pmt::cli::cmd_* function.
+const std::vector<pmt::cli::Command> kCommands = {
+};
+
+void usage(FILE* out) {
+  std::fprintf(out, "usage: pmt-convert <command> [options]   (pmt-convert <command> --help)\n\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const auto& c : kCommands) {
+    if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
+  }
+  std::fprintf(stderr, "pmt-convert: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
