@@ -1,0 +1,28 @@
+// Token embedding lookup, scaled by sqrt(d) and summed with the sinusoidal positional encoding
+// (Vaswani et al. 2017, section 3.4 and 3.5). No allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pmt::kernels {
+
+// y[t,:] = table[ids[t],:] * sqrt(d) + pos_table[pos0 + t,:] for t < n.
+// table: [vocab, d] float; pos_table: [>= pos0 + n, d] (from sinusoid_table); y: [n, d].
+// The caller guarantees 0 <= ids[t] < vocab.
+void embed_f32(const float* table, const int32_t* ids, size_t n, size_t d, const float* pos_table,
+               size_t pos0, float* y);
+// The same from a per-row int8 table: table[v,:] * row_scales[v] stands for the float row.
+void embed_qc8(const int8_t* table, const float* row_scales, const int32_t* ids, size_t n, size_t d,
+               const float* pos_table, size_t pos0, float* y);
+// pe: [max_len, d]. PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)),
+// computed in double then rounded, so it matches a float64 PyTorch table cast to float32.
+void sinusoid_table(float* pe, size_t max_len, size_t d);
+
+// Plain scalar references.
+void embed_f32_ref(const float* table, const int32_t* ids, size_t n, size_t d,
+                   const float* pos_table, size_t pos0, float* y);
+void embed_qc8_ref(const int8_t* table, const float* row_scales, const int32_t* ids, size_t n,
+                   size_t d, const float* pos_table, size_t pos0, float* y);
+
+}  // namespace pmt::kernels

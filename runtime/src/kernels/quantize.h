@@ -1,0 +1,31 @@
+// Conversions between float and int8 at the edges of the XNNPACK qs8 operators.
+// qs8: asymmetric per-tensor int8, real = (q - zero_point) * scale.
+// qc8: symmetric int8 with one scale per output channel (row), real = q * scale.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pmt::kernels {
+
+// y[i] = clamp(round_half_even(x[i] * (1 / scale)) + zero_point, -128, 127).
+// The same arithmetic as XNNPACK's f32->qs8 convert operator (multiply by the reciprocal scale,
+// clamp, round to nearest with ties to even), so both paths give identical bytes. scale > 0.
+void quantize_qs8(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point);
+// y[i] = (x[i] - zero_point) * scale, as XNNPACK's qs8->f32 convert.
+void dequantize_qs8(const int8_t* x, float* y, size_t n, float scale, int32_t zero_point);
+// The "bias in float" path after a qs8 GEMM: for x [rows, cols] (row stride cols),
+// y[r,c] = (x[r,c] - zero_point) * scale + bias[c], then max(0, .) if relu. bias: [cols].
+void dequantize_qs8_bias(const int8_t* x, const float* bias, float* y, size_t rows, size_t cols,
+                         float scale, int32_t zero_point, bool relu = false);
+// One row of a per-row (qc8) int8 table: y[i] = w[i] * scale.
+void dequantize_row_qc8(const int8_t* w, float scale, float* y, size_t n);
+
+// Plain scalar references (std::nearbyint under the default rounding mode).
+void quantize_qs8_ref(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point);
+void dequantize_qs8_ref(const int8_t* x, float* y, size_t n, float scale, int32_t zero_point);
+void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows,
+                             size_t cols, float scale, int32_t zero_point, bool relu = false);
+void dequantize_row_qc8_ref(const int8_t* w, float scale, float* y, size_t n);
+
+}  // namespace pmt::kernels
