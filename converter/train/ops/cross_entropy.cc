@@ -1,0 +1,46 @@
+#include "train/ops/cross_entropy.h"
+
+#include <cmath>
+
+namespace pmt::train {
+
+float cross_entropy_forward(float* lse, long* count, const float* logits, const int32_t* targets, long n, int v,
+                            float smoothing, int32_t ignore_id) {
+  double total = 0.0;
+  long counted = 0;
+  for (long r = 0; r < n; ++r) {
+    const float* z = logits + r * v;
+    float m = z[0];
+    for (int j = 1; j < v; ++j) m = z[j] > m ? z[j] : m;
+    float sum_exp = 0.f, sum_z = 0.f;
+    for (int j = 0; j < v; ++j) {
+      sum_exp += std::exp(z[j] - m);
+      sum_z += z[j];
+    }
+    lse[r] = m + std::log(sum_exp);
+    if (targets[r] == ignore_id) continue;
+    // -sum_j q_j log p_j with log p_j = z_j - lse and sum_j q_j = 1.
+    total += lse[r] - (1.f - smoothing) * z[targets[r]] - smoothing / v * sum_z;
+    ++counted;
+  }
+  *count = counted;
+  return counted ? static_cast<float>(total / counted) : 0.f;
+}
+
+void cross_entropy_backward(float* dlogits, const float* logits, const float* lse, const int32_t* targets, long n,
+                            int v, float smoothing, int32_t ignore_id, float row_weight) {
+  const float uniform = smoothing / v;
+  for (long r = 0; r < n; ++r) {
+    const float* z = logits + r * v;
+    float* g = dlogits + r * v;
+    if (targets[r] == ignore_id) {
+      for (int j = 0; j < v; ++j) g[j] = 0.f;
+      continue;
+    }
+    const float l = lse[r];
+    for (int j = 0; j < v; ++j) g[j] = row_weight * (std::exp(z[j] - l) - uniform);
+    g[targets[r]] -= row_weight * (1.f - smoothing);
+  }
+}
+
+}  // namespace pmt::train
