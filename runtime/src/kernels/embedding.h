@@ -16,7 +16,7 @@ void embed_f32(const float* table, const int32_t* ids, size_t n, size_t d, const
 void embed_qc8(const int8_t* table, const float* row_scales, const int32_t* ids, size_t n, size_t d,
                const float* pos_table, size_t pos0, float* y);
 // pe: [max_len, d]. PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)),
-// computed in double then rounded, so it matches a float64 PyTorch table cast to float32.
+// computed in double and rounded once to float. Called once at load, not per token.
 void sinusoid_table(float* pe, size_t max_len, size_t d);
 
 // Plain scalar references.

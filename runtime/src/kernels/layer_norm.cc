@@ -1,0 +1,59 @@
+#include "kernels/layer_norm.h"
+
+#include <cmath>
+
+#include "kernels/simd.h"
+
+namespace pmt::kernels {
+
+PMT_MULTIVERSION
+void add_layer_norm(const float* x, const float* residual, const float* gamma, const float* beta,
+                    float* y, size_t rows, size_t d, float eps) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * d;
+    float* yr = y + r * d;
+    // The sum goes to y first; y may be x or residual, which this elementwise pass allows.
+    const float* s = xr;
+    if (residual != nullptr) {
+      const float* rr = residual + r * d;
+      for (size_t i = 0; i < d; ++i) yr[i] = xr[i] + rr[i];
+      s = yr;
+    }
+    const float mean = simd::sum(s, d) / static_cast<float>(d);
+    // Two passes (mean, then squared deviations) avoid the cancellation of E[s^2] - E[s]^2.
+    float acc[simd::kLanes] = {};
+    size_t i = 0;
+    for (; i + simd::kLanes <= d; i += simd::kLanes)
+      for (size_t l = 0; l < simd::kLanes; ++l) {
+        const float dev = s[i + l] - mean;
+        acc[l] += dev * dev;
+      }
+    for (size_t l = 0; i < d; ++i, ++l) acc[l] += (s[i] - mean) * (s[i] - mean);
+    const float rstd = 1.0f / std::sqrt(simd::fold_sum(acc) / static_cast<float>(d) + eps);
+    for (size_t j = 0; j < d; ++j) yr[j] = (s[j] - mean) * rstd * gamma[j] + beta[j];
+  }
+}
+
+void add_layer_norm_ref(const float* x, const float* residual, const float* gamma,
+                        const float* beta, float* y, size_t rows, size_t d, float eps) {
+  for (size_t r = 0; r < rows; ++r) {
+    double mean = 0.0;
+    for (size_t i = 0; i < d; ++i)
+      mean += static_cast<double>(x[r * d + i]) + (residual ? residual[r * d + i] : 0.0f);
+    mean /= static_cast<double>(d);
+    double var = 0.0;
+    for (size_t i = 0; i < d; ++i) {
+      const double dev =
+          static_cast<double>(x[r * d + i]) + (residual ? residual[r * d + i] : 0.0f) - mean;
+      var += dev * dev;
+    }
+    var /= static_cast<double>(d);
+    const double rstd = 1.0 / std::sqrt(var + static_cast<double>(eps));
+    for (size_t i = 0; i < d; ++i) {
+      const double s = static_cast<double>(x[r * d + i]) + (residual ? residual[r * d + i] : 0.0f);
+      y[r * d + i] = static_cast<float>((s - mean) * rstd * gamma[i] + beta[i]);
+    }
+  }
+}
+
+}  // namespace pmt::kernels

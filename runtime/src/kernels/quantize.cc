@@ -1,0 +1,81 @@
+#include "kernels/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/simd.h"
+
+namespace pmt::kernels {
+
+PMT_MULTIVERSION
+void quantize_qs8(const float* __restrict x, int8_t* __restrict y, size_t n, float scale,
+                  int32_t zero_point) {
+  const float inv_scale = 1.0f / scale;
+  // Clamping before rounding keeps the value small enough for the add-2^23 rounding trick
+  // (round to nearest even in the default mode, like lrintf) and lets the loop vectorize.
+  const float lo = static_cast<float>(-128 - zero_point);
+  const float hi = static_cast<float>(127 - zero_point);
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  for (size_t i = 0; i < n; ++i) {
+    float v = x[i] * inv_scale;
+    v = v < lo ? lo : (v > hi ? hi : v);
+    const float rounded = (v + kRound) - kRound;
+    y[i] = static_cast<int8_t>(static_cast<int32_t>(rounded) + zero_point);
+  }
+}
+
+PMT_MULTIVERSION
+void dequantize_qs8(const int8_t* __restrict x, float* __restrict y, size_t n, float scale,
+                    int32_t zero_point) {
+  for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(x[i] - zero_point) * scale;
+}
+
+PMT_MULTIVERSION
+void dequantize_qs8_bias(const int8_t* __restrict x, const float* __restrict bias,
+                         float* __restrict y, size_t rows, size_t cols, float scale,
+                         int32_t zero_point, bool relu) {
+  const float floor = relu ? 0.0f : -INFINITY;
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* __restrict xr = x + r * cols;
+    float* __restrict yr = y + r * cols;
+    for (size_t c = 0; c < cols; ++c) {
+      const float v = static_cast<float>(xr[c] - zero_point) * scale + bias[c];
+      yr[c] = v > floor ? v : floor;
+    }
+  }
+}
+
+PMT_MULTIVERSION
+void dequantize_row_qc8(const int8_t* __restrict w, float scale, float* __restrict y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(w[i]) * scale;
+}
+
+void quantize_qs8_ref(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point) {
+  const float inv_scale = 1.0f / scale;
+  for (size_t i = 0; i < n; ++i) {
+    const float q = std::nearbyint(x[i] * inv_scale) + static_cast<float>(zero_point);
+    y[i] = static_cast<int8_t>(std::clamp(q, -128.0f, 127.0f));
+  }
+}
+
+// The references compute in double and round once: the exact result the kernels' single float
+// multiply must match, and within an ulp of their multiply-add.
+void dequantize_qs8_ref(const int8_t* x, float* y, size_t n, float scale, int32_t zero_point) {
+  for (size_t i = 0; i < n; ++i)
+    y[i] = static_cast<float>((static_cast<double>(x[i]) - zero_point) * scale);
+}
+
+void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows,
+                             size_t cols, float scale, int32_t zero_point, bool relu) {
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) {
+      const double v = (static_cast<double>(x[r * cols + c]) - zero_point) * scale + bias[c];
+      y[r * cols + c] = static_cast<float>(relu ? std::max(v, 0.0) : v);
+    }
+}
+
+void dequantize_row_qc8_ref(const int8_t* w, float scale, float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<double>(w[i]) * scale);
+}
+
+}  // namespace pmt::kernels
