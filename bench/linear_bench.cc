@@ -1,0 +1,208 @@
+// XNNPACK linear layers as the runtime runs them (a 1x1, stride-1, unpadded NHWC convolution is a
+// GEMM [rows, in] x [in, out]; fp32, and int8 with per-output-channel weight scales, int8 in and
+// out), at the `small` preset's shapes, against the machine's limits measured in the same process:
+//   FLOP/s, OP/s  arithmetic rate reached (one multiply-accumulate = 2 operations)
+//   pct_peak      that rate in % of the per-core peak loop (machine_limits.h) times the threads
+//   bytes_per_second  weight bytes consumed per second
+//   x_stream      time per call / time one core takes to read the same weight bytes from cache;
+//                 the target for int8 at rows=1 (decode) is <= 2
+//   setup_ns      the operator's setup alone, which is included in the time: the runtime sets an
+//                 operator up whenever its row count or buffers change
+// pct_peak and x_stream use the loop's own wall-clock time (the benchmark's real time).
+#include <benchmark/benchmark.h>
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "machine_limits.h"
+
+namespace {
+
+using pmt::bench::f32_fma_loop;
+using pmt::bench::int8_dot_loop;
+using pmt::bench::measure_peak;
+
+enum class Precision { kF32, kInt8 };
+
+struct Shape {
+  int in, out;
+};
+// small preset (d_model 256, d_ff 1024, vocab 8000): fused QKV, attention output, FFN up,
+// FFN down, output projection.
+constexpr Shape kShapes[] = {{256, 768}, {256, 256}, {256, 1024}, {1024, 256}, {256, 8000}};
+constexpr int kRows[] = {1, 32, 128};  // decode step; encoder over 32 and 128 tokens
+constexpr int kThreads[] = {1, 2};
+
+struct PoolDeleter {
+  void operator()(pthreadpool* p) const { pthreadpool_destroy(p); }
+};
+using Pool = std::unique_ptr<pthreadpool, PoolDeleter>;
+struct OperatorDeleter {
+  void operator()(xnn_operator* op) const { xnn_delete_operator(op); }
+};
+using Operator = std::unique_ptr<xnn_operator, OperatorDeleter>;
+
+double per_core_peak(Precision p) {
+  static const double f32 = measure_peak(f32_fma_loop());
+  static const double int8 = measure_peak(int8_dot_loop());
+  return p == Precision::kF32 ? f32 : int8;
+}
+
+struct Timing {
+  double seconds_per_call = 0;   // setup + run
+  double setup_seconds = 0;      // setup alone
+};
+
+// Times setup + run of one linear layer on `rows` rows of input `x`, then setup alone.
+template <typename T>
+Timing time_linear(benchmark::State& state, xnn_operator_t op, size_t rows, size_t out, pthreadpool_t pool,
+                   xnn_status (*setup)(xnn_operator_t, size_t, size_t, size_t, const T*, T*, pthreadpool_t),
+                   const std::vector<T>& x) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<T> y(rows * out);
+  const auto t0 = Clock::now();
+  for (auto _ : state) {
+    if (setup(op, rows, 1, 1, x.data(), y.data(), pool) != xnn_status_success ||
+        xnn_run_operator(op, pool) != xnn_status_success) {
+      state.SkipWithError("XNNPACK setup/run failed");
+      return {};
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  Timing t;
+  t.seconds_per_call = std::chrono::duration<double>(Clock::now() - t0).count() /
+                       static_cast<double>(state.iterations());
+  constexpr int kSetups = 1000;
+  const auto t1 = Clock::now();
+  for (int i = 0; i < kSetups; ++i) setup(op, rows, 1, 1, x.data(), y.data(), pool);
+  t.setup_seconds = std::chrono::duration<double>(Clock::now() - t1).count() / kSetups;
+  return t;
+}
+
+void BM_Linear(benchmark::State& state, Precision precision) {
+  const size_t in = static_cast<size_t>(state.range(0)), out = static_cast<size_t>(state.range(1));
+  const size_t rows = static_cast<size_t>(state.range(2));
+  const int threads = static_cast<int>(state.range(3));
+  if (xnn_initialize(nullptr) != xnn_status_success) {
+    state.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  Pool pool(pthreadpool_create(static_cast<size_t>(threads)));
+  std::mt19937 rng(42);
+  xnn_operator_t raw = nullptr;
+  size_t weight_bytes = in * out;
+  Timing timing;
+
+  if (precision == Precision::kF32) {
+    std::normal_distribution<float> normal(0.f, 1.f);
+    std::vector<float> w(in * out), b(out), x(rows * in + XNN_EXTRA_BYTES / sizeof(float));
+    const float w_std = 1.f / std::sqrt(static_cast<float>(in));
+    for (float& v : w) v = w_std * normal(rng);
+    for (float& v : b) v = 0.1f * normal(rng);
+    for (float& v : x) v = normal(rng);
+    weight_bytes *= sizeof(float);
+    if (xnn_create_convolution2d_nhwc_f32(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, in, out, in, out, w.data(),
+                                          b.data(), -INFINITY, INFINITY, 0, &raw) != xnn_status_success) {
+      state.SkipWithError("xnn_create_convolution2d_nhwc_f32 failed");
+      return;
+    }
+    Operator op(raw);
+    timing = time_linear<float>(state, op.get(), rows, out, pool.get(), xnn_setup_convolution2d_nhwc_f32, x);
+  } else {
+    std::uniform_int_distribution<int> weight(-127, 127), act(-64, 64), bias(-1000, 1000);
+    std::uniform_real_distribution<float> scale(0.5e-4f, 2e-4f);
+    std::vector<int8_t> w(in * out), x(rows * in + XNN_EXTRA_BYTES);
+    std::vector<int32_t> b(out);
+    std::vector<float> w_scale(out);
+    for (int8_t& v : w) v = static_cast<int8_t>(weight(rng));
+    for (int8_t& v : x) v = static_cast<int8_t>(act(rng));
+    for (int32_t& v : b) v = bias(rng);
+    for (float& v : w_scale) v = scale(rng);
+    if (xnn_create_convolution2d_nhwc_qc8(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, in, out, in, out,
+                                          /*input_zero_point=*/0, /*input_scale=*/1.f / 16, w_scale.data(),
+                                          w.data(), b.data(), /*output_zero_point=*/0, /*output_scale=*/0.05f,
+                                          -128, 127, 0, &raw) != xnn_status_success) {
+      state.SkipWithError("xnn_create_convolution2d_nhwc_qc8 failed");
+      return;
+    }
+    Operator op(raw);
+    timing = time_linear<int8_t>(state, op.get(), rows, out, pool.get(), xnn_setup_convolution2d_nhwc_qc8, x);
+  }
+
+  if (timing.seconds_per_call <= 0) return;
+  const double ops = 2.0 * static_cast<double>(rows * in * out);
+  state.counters[precision == Precision::kF32 ? "FLOP/s" : "OP/s"] =
+      benchmark::Counter(ops, benchmark::Counter::kIsIterationInvariantRate);
+  const double peak = per_core_peak(precision) * threads;
+  if (peak > 0) state.counters["pct_peak"] = 100 * ops / timing.seconds_per_call / peak;
+  state.counters["x_stream"] = timing.seconds_per_call / pmt::bench::stream_seconds(weight_bytes);
+  state.counters["setup_ns"] = timing.setup_seconds * 1e9;
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * weight_bytes));
+}
+
+void linear_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"in", "out", "rows", "threads"});
+  for (int rows : kRows)
+    for (const Shape& s : kShapes)
+      for (int threads : kThreads) b->Args({s.in, s.out, rows, threads});
+}
+
+BENCHMARK_CAPTURE(BM_Linear, f32, Precision::kF32)->Apply(linear_args)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Linear, int8, Precision::kInt8)->Apply(linear_args)->UseRealTime();
+
+// The per-core arithmetic limit the pct_peak counters refer to.
+void BM_Peak(benchmark::State& state, pmt::bench::PeakLoop (*make)(), const char* unit) {
+  const pmt::bench::PeakLoop loop = make();
+  if (loop.run == nullptr) {
+    state.SkipWithError("no peak loop for this CPU");
+    return;
+  }
+  for (auto _ : state) loop.run();
+  state.counters[unit] = benchmark::Counter(loop.ops, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(loop.isa);
+}
+BENCHMARK_CAPTURE(BM_Peak, f32_fma, f32_fma_loop, "FLOP/s");
+BENCHMARK_CAPTURE(BM_Peak, int8_dot, int8_dot_loop, "OP/s");
+
+// One core reading each weight matrix (int8 and fp32 sizes) from cache: what x_stream divides by.
+void BM_StreamRead(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  std::vector<uint8_t> buf(bytes);
+  for (size_t i = 0; i < bytes; ++i) buf[i] = static_cast<uint8_t>(i);
+  for (auto _ : state) benchmark::DoNotOptimize(pmt::bench::stream_read(buf.data(), bytes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+void stream_args(benchmark::internal::Benchmark* b) {
+  b->ArgName("bytes");
+  std::set<int64_t> sizes;
+  for (int64_t element : {1, 4})
+    for (const Shape& s : kShapes) sizes.insert(element * s.in * s.out);
+  for (int64_t bytes : sizes) b->Arg(bytes);
+}
+BENCHMARK(BM_StreamRead)->Apply(stream_args);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  char buf[64];
+  const auto add_peak = [&buf](const char* key, pmt::bench::PeakLoop loop) {
+    std::snprintf(buf, sizeof buf, "%s %.1f G/s", loop.isa ? loop.isa : "none", measure_peak(loop) / 1e9);
+    benchmark::AddCustomContext(key, buf);
+  };
+  add_peak("peak_f32_per_core", f32_fma_loop());
+  add_peak("peak_int8_per_core", int8_dot_loop());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
