@@ -1,0 +1,116 @@
+#include "kernels/quantize.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernel_test_util.h"
+
+namespace pmt::kernels {
+namespace {
+
+using testing::check_close;
+using testing::random_floats;
+
+TEST_CASE("quantize_qs8 rounds ties to even and saturates, as XNNPACK's convert") {
+  // scale 0.5 (exact reciprocal 2), zero point 3: x * 2 is exactly the tie in most entries.
+  // 61.25 -> 122.5 -> 122 and -65.25 -> -130.5 -> -130 tell ties-to-even from ties-away.
+  const std::vector<float> x = {0.25f, 0.75f,  1.25f,   -0.25f, -0.75f, -1.25f, 0.3f,
+                                100.0f, -100.0f, 61.25f, 61.75f, -65.25f, -65.75f};
+  const std::vector<int8_t> want = {3, 5, 5, 3, 1, 1, 4, 127, -128, 125, 127, -127, -128};
+  for (auto* fn : {quantize_qs8, quantize_qs8_ref}) {
+    std::vector<int8_t> y(x.size());
+    fn(x.data(), y.data(), x.size(), 0.5f, 3);
+    CHECK(y == want);
+  }
+}
+
+TEST_CASE("quantize_qs8 matches the reference on odd sizes, bit for bit") {
+  for (size_t n : testing::kOddSizes) {
+    const auto x = random_floats(n, -6, 6, static_cast<uint32_t>(n));
+    for (int32_t zero_point : {-128, -5, 0, 127}) {
+      std::vector<int8_t> got(n), want(n);
+      quantize_qs8(x.data(), got.data(), n, 0.037f, zero_point);
+      quantize_qs8_ref(x.data(), want.data(), n, 0.037f, zero_point);
+      CHECK(got == want);
+    }
+  }
+}
+
+TEST_CASE("dequantize_qs8 and its reference match hand-computed values") {
+  const std::vector<int8_t> x = {-128, -3, 0, 127};
+  const std::vector<float> want = {-62.5f, 0.0f, 1.5f, 65.0f};  // (x + 3) * 0.5
+  for (auto* fn : {dequantize_qs8, dequantize_qs8_ref}) {
+    std::vector<float> y(4);
+    fn(x.data(), y.data(), 4, 0.5f, -3);
+    CHECK(y == want);
+  }
+}
+
+TEST_CASE("quantize then dequantize is within half a step for in-range values") {
+  const size_t n = 257;
+  const float scale = 0.05f;
+  const int32_t zero_point = 10;
+  // Representable range: [(-128 - 10) * 0.05, (127 - 10) * 0.05] = [-6.9, 5.85].
+  const auto x = random_floats(n, -6.8f, 5.8f, 3);
+  std::vector<int8_t> q(n);
+  std::vector<float> back(n);
+  quantize_qs8(x.data(), q.data(), n, scale, zero_point);
+  dequantize_qs8(q.data(), back.data(), n, scale, zero_point);
+  check_close(back, x, 0, scale / 2 * 1.0001f);
+}
+
+TEST_CASE("dequantize_qs8_bias adds the per-column bias and clamps at zero with relu") {
+  // 2 rows x 3 columns, zero point 1, scale 0.25.
+  const std::vector<int8_t> x = {1, 5, -3, 9, 1, -7};
+  const std::vector<float> bias = {0.5f, -2.0f, 1.0f};
+  const std::vector<float> linear = {0.5f, -1.0f, 0.0f, 2.5f, -2.0f, -1.0f};
+  const std::vector<float> relu = {0.5f, 0.0f, 0.0f, 2.5f, 0.0f, 0.0f};
+  for (auto* fn : {dequantize_qs8_bias, dequantize_qs8_bias_ref}) {
+    std::vector<float> y(6);
+    fn(x.data(), bias.data(), y.data(), 2, 3, 0.25f, 1, false);
+    CHECK(y == linear);
+    fn(x.data(), bias.data(), y.data(), 2, 3, 0.25f, 1, true);
+    CHECK(y == relu);
+  }
+}
+
+TEST_CASE("dequantize_qs8 and dequantize_qs8_bias match the references on odd sizes") {
+  for (size_t cols : testing::kOddSizes) {
+    const size_t rows = 3, n = rows * cols;
+    std::vector<int8_t> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 256) - 128);
+    const auto bias = random_floats(cols, -1, 1, 5);
+    std::vector<float> got(n), want(n);
+    dequantize_qs8(x.data(), got.data(), n, 0.0173f, -7);
+    dequantize_qs8_ref(x.data(), want.data(), n, 0.0173f, -7);
+    CHECK(got == want);
+    for (bool relu : {false, true}) {
+      dequantize_qs8_bias(x.data(), bias.data(), got.data(), rows, cols, 0.0173f, -7, relu);
+      dequantize_qs8_bias_ref(x.data(), bias.data(), want.data(), rows, cols, 0.0173f, -7, relu);
+      check_close(got, want, 1e-6f, 1e-7f);
+    }
+  }
+}
+
+TEST_CASE("dequantize_row_qc8 scales one row") {
+  const std::vector<int8_t> w = {-128, -1, 0, 1, 127};
+  const std::vector<float> want = {-32.0f, -0.25f, 0.0f, 0.25f, 31.75f};
+  for (auto* fn : {dequantize_row_qc8, dequantize_row_qc8_ref}) {
+    std::vector<float> y(5);
+    fn(w.data(), 0.25f, y.data(), 5);
+    CHECK(y == want);
+  }
+  for (size_t n : testing::kOddSizes) {
+    std::vector<int8_t> row(n);
+    for (size_t i = 0; i < n; ++i) row[i] = static_cast<int8_t>(static_cast<int>(i * 53 % 256) - 128);
+    std::vector<float> got(n), want_n(n);
+    dequantize_row_qc8(row.data(), 0.0091f, got.data(), n);
+    dequantize_row_qc8_ref(row.data(), 0.0091f, want_n.data(), n);
+    CHECK(got == want_n);
+  }
+}
+
+}  // namespace
+}  // namespace pmt::kernels
