@@ -1,0 +1,181 @@
+// PocketMT translator: the C++ API of the device runtime.
+//
+// Load a model once, then translate sentence after sentence:
+//
+//   std::unique_ptr<pmt::Translator> t;
+//   pmt::Status s = pmt::Translator::load("model.pmt", pmt::LoadOptions{}, &t);
+//   if (!s.ok()) { std::fprintf(stderr, "%s\n", s.message()); return 2; }
+//   std::string_view in[] = {"In the beginning God created the heavens and the earth."};
+//   s = t->translate(in);
+//   if (s.ok() && t->results()[0].status.ok()) std::cout << t->results()[0].text << "\n";
+//
+// Memory: `load` makes every allocation (the model mapping, XNNPACK's packed weights, one arena
+// sized from LoadOptions, the tokenizer). `translate_ids` and `score_ids` then allocate nothing
+// at all; `translate` allocates only inside SentencePiece's encode and decode. Inputs beyond the
+// limits fixed at load are rejected with ErrorCode::kLimitExceeded, never truncated silently.
+//
+// Threads: one Translator serves one call at a time (calls from several threads must be
+// serialized by the caller); separate Translators are independent. LoadOptions::threads sets the
+// size of the Translator's own thread pool.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pocketmt/config.h"
+
+namespace pmt {
+
+// Error categories. The C API (pmt.h) uses the same numbers.
+enum class ErrorCode : int32_t {
+  kOk = 0,
+  kInvalidArgument = 1,  // an option or argument outside its documented range
+  kNotFound = 2,         // the model file does not exist or cannot be read
+  kBadModel = 3,         // the bytes are not a valid PocketMT model
+  kLimitExceeded = 4,    // input beyond a limit fixed at load (batch size, sentence length)
+  kInvalidUtf8 = 5,      // a sentence is not valid UTF-8
+  kOutOfMemory = 6,      // the arena or XNNPACK's weights could not be allocated
+  kBackend = 7,          // XNNPACK or SentencePiece failed (e.g. unsupported CPU)
+};
+// "ok", "invalid argument", ... (static strings).
+const char* error_code_name(ErrorCode code);
+
+// The outcome of a call: a code and a human-readable message. Fixed size, so creating, copying
+// or returning one never allocates.
+class Status {
+ public:
+  Status() = default;  // ok
+  // printf-style message; truncated to fit.
+  static Status error(ErrorCode code, const char* format, ...) __attribute__((format(printf, 2, 3)));
+
+  bool ok() const { return code_ == ErrorCode::kOk; }
+  ErrorCode code() const { return code_; }
+  const char* message() const { return message_; }  // "" when ok
+
+ private:
+  ErrorCode code_ = ErrorCode::kOk;
+  char message_[240] = {};
+};
+
+// Limits fixed at load. They size the arena: its bytes grow with
+// max_batch * max_beam * max_tgt_len * d_model * n_dec_layers (the self-attention cache) and
+// max_batch * max_src_len * d_model * n_dec_layers (cross-attention keys/values); see
+// Translator::arena_bytes().
+struct LoadOptions {
+  int32_t max_batch = 1;     // sentences per call
+  int32_t max_src_len = 128;  // source tokens per sentence, counting the EOS the runtime appends
+  // Output tokens per sentence, counting EOS. 0: min(max_src_len + 50, model max_len).
+  int32_t max_tgt_len = 0;
+  int32_t max_beam = 4;      // the largest TranslateOptions::beam a call may ask for
+  int32_t threads = 1;       // threads working on one call, the caller's included
+};
+
+// Per-call search options, within the limits fixed at load.
+struct TranslateOptions {
+  int32_t beam = 4;     // 1 = greedy search; 1..LoadOptions::max_beam
+  // Length penalty of Wu et al. 2016: hypotheses are ranked by log_prob / ((5 + n) / 6)^alpha
+  // with n the number of scored tokens (EOS included). 0 ranks by log_prob alone. >= 0.
+  float alpha = 0.6f;
+  // Most output tokens per sentence, EOS included. 0: source tokens (EOS included) + 50,
+  // capped at LoadOptions::max_tgt_len. An explicit value must be <= max_tgt_len.
+  int32_t max_len = 0;
+};
+
+// One translated sentence. Views point into the Translator and stay valid until its next
+// translate/translate_ids/score_ids call or its destruction.
+struct Translation {
+  // Not ok when this sentence was rejected (too long, invalid UTF-8, token id out of range);
+  // the other sentences of the call are still translated. The fields below are then empty.
+  Status status;
+  std::span<const int32_t> tokens;  // output token ids, without BOS and EOS
+  std::string_view text;            // detokenized tokens (translate() only; empty otherwise)
+  float log_prob = 0.f;             // sum of the natural-log probabilities of the scored tokens
+  float score = 0.f;                // log_prob / ((5 + n) / 6)^alpha: what the search maximized
+  bool complete = false;            // ended with EOS (false: stopped at the length limit)
+  int32_t source_tokens = 0;        // source length, the appended EOS included
+};
+
+// Streaming output: one event per output token, in order per sentence, as soon as the token is
+// final. Greedy search makes every token final at once; beam search when every hypothesis still
+// able to win shares it. EOS is not reported.
+struct TokenEvent {
+  int32_t sentence;       // index in the call's batch
+  int32_t position;       // 0 for the first output token of the sentence
+  int32_t token;          // token id
+  // The token's text: its SentencePiece piece with the word-boundary mark U+2581 turned into a
+  // space (dropped at position 0). Concatenating a sentence's events gives its text except for
+  // normalization details that only the final Translation::text has right.
+  std::string_view text;
+};
+// A non-owning callback: fn(user, event). Called on the thread that called translate.
+struct TokenCallback {
+  void (*fn)(void* user, const TokenEvent& event) = nullptr;
+  void* user = nullptr;
+};
+
+// Teacher-forced scoring: the decoder's raw output (pre-softmax logits) at one step.
+struct StepLogits {
+  int32_t sentence;               // index in the call's batch
+  int32_t step;                   // predicts target token `step` (step == target size: EOS)
+  std::span<const float> logits;  // [vocab_size], valid during the callback only
+};
+struct LogitsCallback {
+  void (*fn)(void* user, const StepLogits& step) = nullptr;
+  void* user = nullptr;
+};
+
+class Translator {
+ public:
+  // Maps and verifies the model at `path`, creates the XNNPACK operators, allocates the arena.
+  static Status load(const std::string& path, const LoadOptions& options, std::unique_ptr<Translator>* out);
+  // The same from a caller's buffer (e.g. an Android asset), which is not copied: it must be
+  // 64-byte aligned and stay alive and unchanged while the Translator lives.
+  static Status load(const void* data, size_t size, const LoadOptions& options,
+                     std::unique_ptr<Translator>* out);
+  ~Translator();
+  Translator(const Translator&) = delete;
+  Translator& operator=(const Translator&) = delete;
+
+  const ModelConfig& config() const;
+  const LoadOptions& limits() const;  // the load options with max_tgt_len resolved
+  bool quantized() const;             // int8 weights (else fp32)
+  size_t arena_bytes() const;         // the one activation/cache/search allocation
+
+  // Translates UTF-8 sentences (one sentence each, no newline needed). An empty sentence, or one
+  // SentencePiece turns into no tokens, gives an empty translation without running the model.
+  // Errors of the call as a whole (too many sentences, options out of range) are returned;
+  // errors of single sentences are in their Translation::status.
+  Status translate(std::span<const std::string_view> sentences, const TranslateOptions& options = {},
+                   TokenCallback on_token = {});
+  // The same from token ids (without EOS, which the runtime appends; ids in [0, vocab_size)).
+  // Allocation-free.
+  Status translate_ids(std::span<const std::span<const int32_t>> sources,
+                       const TranslateOptions& options = {}, TokenCallback on_token = {});
+  // Results of the last translate/translate_ids call, one per input sentence, in input order.
+  std::span<const Translation> results() const;
+
+  // Teacher forcing: feeds BOS + targets[i] to the decoder and writes to log_probs[i] the sum of
+  // the log-probabilities of targets[i] followed by EOS given sources[i]. Sources as for
+  // translate_ids; targets without BOS/EOS, at most max_tgt_len - 1 tokens. `on_step` receives
+  // every step's logits. Allocation-free.
+  Status score_ids(std::span<const std::span<const int32_t>> sources,
+                   std::span<const std::span<const int32_t>> targets, std::span<float> log_probs,
+                   LogitsCallback on_step = {});
+
+  // The model's SentencePiece tokenizer, for callers that work with ids. These allocate.
+  Status encode(std::string_view text, std::vector<int32_t>* ids) const;
+  Status decode(std::span<const int32_t> ids, std::string* text) const;
+
+  struct Impl;
+
+ private:
+  explicit Translator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pmt
