@@ -1,0 +1,127 @@
+#include "export/model_writer.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <unordered_set>
+
+#include "export/quantize.h"
+#include "pocketmt/pmt_generated.h"
+
+namespace pmt::exporter {
+
+namespace {
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Checks that `contents.tensors` is exactly the config's tensor list with finite values.
+std::string check_tensors(const ModelContents& contents) {
+  if (std::string why = contents.config.validate(); !why.empty()) return "bad config: " + why;
+  const std::vector<TensorSpec> specs = model_tensor_specs(contents.config);
+  std::map<std::string_view, const TensorSpec*> expected;
+  for (const TensorSpec& s : specs) expected.emplace(s.name, &s);
+  std::unordered_set<std::string_view> seen;
+  for (const WeightRef& t : contents.tensors) {
+    auto it = expected.find(t.spec.name);
+    if (it == expected.end()) return "tensor '" + t.spec.name + "' is not part of this model";
+    if (!seen.insert(t.spec.name).second) return "tensor '" + t.spec.name + "' given twice";
+    if (t.spec.shape != it->second->shape || t.spec.linear != it->second->linear)
+      return "tensor '" + t.spec.name + "' does not match the config's shape";
+    const int64_t n = numel(t.spec.shape);
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isfinite(t.values[i]))
+        return "tensor '" + t.spec.name + "' holds a non-finite value at element " + std::to_string(i);
+  }
+  for (const TensorSpec& s : specs)
+    if (!seen.count(s.name)) return "tensor '" + s.name + "' is missing";
+  if (contents.tokenizer.empty()) return "empty tokenizer";
+  return {};
+}
+
+// Raw bytes as a vector whose data starts 64 bytes aligned in the finished file.
+flatbuffers::Offset<flatbuffers::Vector<uint8_t>> aligned_bytes(flatbuffers::FlatBufferBuilder& fbb,
+                                                                 const void* data, size_t bytes) {
+  fbb.ForceVectorAlignment(bytes, 1, kTensorAlignment);
+  return fbb.CreateVector(static_cast<const uint8_t*>(data), bytes);
+}
+
+}  // namespace
+
+std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>* out) {
+  if (std::string why = check_tensors(contents); !why.empty()) return why;
+  const bool int8 = contents.linear_dtype == DType::I8;
+  flatbuffers::FlatBufferBuilder fbb(1 << 20);
+
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  std::vector<int8_t> q;
+  std::vector<float> scales;
+  for (const WeightRef& t : contents.tensors) {
+    const int64_t n = numel(t.spec.shape);
+    auto name = fbb.CreateString(t.spec.name);
+    auto shape = fbb.CreateVector(t.spec.shape);
+    if (!int8 || !t.spec.linear) {
+      auto data = aligned_bytes(fbb, t.values, static_cast<size_t>(n) * sizeof(float));
+      tensors.push_back(fb::CreateTensor(fbb, name, shape, fb::DType::F32, data));
+      continue;
+    }
+    auto quant = contents.quant.find(t.spec.name);
+    if (quant == contents.quant.end()) return "tensor '" + t.spec.name + "' has no calibrated quantization";
+    const int64_t rows = t.spec.shape[0];
+    q.resize(static_cast<size_t>(n));
+    scales.resize(static_cast<size_t>(rows));
+    quant::quantize_rows(t.values, rows, n / rows, q.data(), scales.data());
+    auto data = aligned_bytes(fbb, q.data(), q.size());
+    auto scale_vec = fbb.CreateVector(scales);
+    const fb::ActQuant in(quant->second.input.scale, quant->second.input.zero_point);
+    const fb::ActQuant outq(quant->second.output.scale, quant->second.output.zero_point);
+    tensors.push_back(fb::CreateTensor(fbb, name, shape, fb::DType::I8, data, scale_vec, &in, &outq));
+  }
+  auto tensor_vec = fbb.CreateVector(tensors);
+
+  std::vector<flatbuffers::Offset<fb::KeyValue>> metadata;
+  for (const auto& [key, value] : contents.metadata)
+    metadata.push_back(fb::CreateKeyValue(fbb, fbb.CreateString(key), fbb.CreateString(value)));
+  auto metadata_vec = fbb.CreateVectorOfSortedTables(&metadata);
+
+  auto tokenizer = fbb.CreateVector(reinterpret_cast<const uint8_t*>(contents.tokenizer.data()),
+                                    contents.tokenizer.size());
+  const ModelConfig& c = contents.config;
+  auto config = fb::CreateConfig(fbb, c.vocab_size, c.d_model, c.n_heads, c.d_ff, c.n_enc_layers, c.n_dec_layers,
+                                 c.max_len, c.pre_ln, c.ln_eps, c.pad_id, c.unk_id, c.bos_id, c.eos_id);
+  // The checksum is written as 0 and patched below, once the bytes it covers are final.
+  auto model = fb::CreateModel(fbb, kModelFormatVersion, 0u, config, tokenizer, tensor_vec, metadata_vec);
+  fb::FinishModelBuffer(fbb, model);
+
+  std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  const auto* root = reinterpret_cast<const flatbuffers::Table*>(fb::GetModel(bytes.data()));
+  const size_t crc_at = static_cast<size_t>(root->GetAddressOf(fb::Model::VT_CRC32) - bytes.data());
+  const uint32_t crc = crc32(bytes.data(), bytes.size());
+  std::memcpy(bytes.data() + crc_at, &crc, sizeof crc);
+  *out = std::move(bytes);
+  return {};
+}
+
+std::string write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  const std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return "cannot create " + tmp + ": " + std::strerror(errno);
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed) {
+    std::remove(tmp.c_str());
+    return "cannot write " + tmp;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return "cannot rename " + tmp + " to " + path + ": " + why;
+  }
+  return {};
+}
+
+}  // namespace pmt::exporter

@@ -1,0 +1,48 @@
+// Serializing a model into the .pmt format (schema/pmt.fbs): config, tokenizer, every tensor in
+// fp32 or with int8 Linear weights, calibrated activation quantization and provenance metadata.
+// The output passes pmt::ModelFile's checks by construction.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pocketmt/model_file.h"
+
+namespace pmt::exporter {
+
+// One model-file tensor as fp32 values owned elsewhere (product(spec.shape) floats).
+struct WeightRef {
+  TensorSpec spec;
+  const float* values = nullptr;
+};
+
+// Calibrated activation quantization of one Linear (README "Model file").
+struct LinearQuant {
+  ActQuant input, output;
+};
+
+struct ModelContents {
+  ModelConfig config;
+  std::string_view tokenizer;      // serialized SentencePiece ModelProto, non-empty
+  std::vector<WeightRef> tensors;  // exactly model_tensor_specs(config), written in this order
+  // F32: every tensor as is. I8: every Linear weight (spec.linear) quantized per row, carrying
+  // quant.at(name); biases and norms stay F32.
+  DType linear_dtype = DType::F32;
+  std::map<std::string, LinearQuant> quant;  // by weight name; I8 only
+  std::map<std::string, std::string> metadata;
+};
+
+// Builds the file in memory: identifier, format version, 64-byte aligned tensor data and the
+// CRC-32 over the result. Returns an error message (a missing, misshaped or non-finite tensor, a
+// missing quantization) or empty; `out` is only written on success.
+std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>* out);
+
+// Writes bytes to path + ".tmp" and renames it over `path`, so a failed export never leaves a
+// half-written model. Returns an error message naming the file, or empty.
+std::string write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
+
+}  // namespace pmt::exporter

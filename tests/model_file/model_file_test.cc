@@ -1,0 +1,331 @@
+// The loader against files built by the exporter's writer, intact and damaged.
+#include "pocketmt/model_file.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "export/model_writer.h"
+#include "pocketmt/pmt_generated.h"
+
+namespace {
+
+using pmt::DType;
+using pmt::ModelFile;
+
+// A model-file image in 64-byte aligned memory, as an mmap would give it.
+struct Aligned {
+  std::unique_ptr<uint8_t, decltype(&std::free)> data{nullptr, &std::free};
+  size_t size = 0;
+};
+Aligned aligned_copy(const std::vector<uint8_t>& bytes, size_t size) {
+  Aligned a;
+  a.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (size + 63) / 64 * 64 + 64)));
+  std::memcpy(a.data.get(), bytes.data(), size);
+  a.size = size;
+  return a;
+}
+
+// Loads and keeps the buffer alive alongside the file.
+struct Loaded {
+  Aligned buffer;
+  std::unique_ptr<ModelFile> file;
+  std::string error;
+};
+Loaded load_kept(const std::vector<uint8_t>& bytes) {
+  Loaded l;
+  l.buffer = aligned_copy(bytes, bytes.size());
+  l.file = ModelFile::from_buffer(l.buffer.data.get(), l.buffer.size, &l.error);
+  return l;
+}
+
+std::string load_error(const std::vector<uint8_t>& bytes, size_t size = SIZE_MAX) {
+  std::string error;
+  Aligned a = aligned_copy(bytes, std::min(size, bytes.size()));
+  auto file = ModelFile::from_buffer(a.data.get(), a.size, &error);
+  return file ? std::string("loaded") : error;
+}
+
+// The tiny preset with deterministic pseudo-random values in [-1, 1).
+struct TinyModel {
+  pmt::ModelConfig config;
+  std::vector<pmt::TensorSpec> specs;
+  std::vector<std::vector<float>> values;
+  std::string tokenizer = "not a real SentencePiece model, the loader does not parse it";
+
+  TinyModel() {
+    REQUIRE(pmt::preset_config("tiny", &config));
+    specs = pmt::model_tensor_specs(config);
+    uint64_t state = 42;
+    for (const auto& s : specs) {
+      int64_t n = 1;
+      for (int64_t d : s.shape) n *= d;
+      std::vector<float> v(static_cast<size_t>(n));
+      for (float& x : v) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        x = static_cast<float>(static_cast<double>(state >> 40) / double(1 << 24) * 2.0 - 1.0);
+      }
+      values.push_back(std::move(v));
+    }
+  }
+
+  std::vector<uint8_t> build(DType dtype) const {
+    pmt::exporter::ModelContents c;
+    c.config = config;
+    c.tokenizer = tokenizer;
+    c.linear_dtype = dtype;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      c.tensors.push_back({specs[i], values[i].data()});
+      if (specs[i].linear) c.quant[specs[i].name] = {{0.05f, -3}, {0.25f, 7}};
+    }
+    c.metadata["source"] = "unit test";
+    std::vector<uint8_t> bytes;
+    const std::string error = pmt::exporter::build_model_file(c, &bytes);
+    REQUIRE(error.empty());
+    return bytes;
+  }
+};
+
+const pmt::fb::Model* root(const std::vector<uint8_t>& bytes) { return pmt::fb::GetModel(bytes.data()); }
+
+size_t field_offset(const std::vector<uint8_t>& bytes, const void* table, uint16_t field) {
+  const auto* t = static_cast<const flatbuffers::Table*>(table);
+  const uint8_t* at = t->GetAddressOf(field);
+  REQUIRE(at != nullptr);
+  return static_cast<size_t>(at - bytes.data());
+}
+
+// Recomputes the checksum after a deliberate edit, so that the check under test is the one
+// that fires, not the checksum.
+void reseal(std::vector<uint8_t>& bytes) {
+  const size_t at = field_offset(bytes, root(bytes), pmt::fb::Model::VT_CRC32);
+  std::memset(bytes.data() + at, 0, 4);
+  const uint32_t crc = pmt::crc32(bytes.data(), bytes.size());
+  std::memcpy(bytes.data() + at, &crc, 4);
+}
+
+const pmt::fb::Tensor* fb_tensor(const std::vector<uint8_t>& bytes, const std::string& name) {
+  for (const auto* t : *root(bytes)->tensors())
+    if (t->name()->str() == name) return t;
+  FAIL("no tensor " << name);
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("crc32 matches the IEEE reference check value") {
+  const char* text = "123456789";
+  CHECK(pmt::crc32(text, 9) == 0xCBF43926u);
+  // Incremental use equals one pass, across the 8-byte fast path.
+  CHECK(pmt::crc32(text + 5, 4, pmt::crc32(text, 5)) == 0xCBF43926u);
+  CHECK(pmt::crc32(nullptr, 0) == 0u);
+}
+
+TEST_CASE("an fp32 file loads with every tensor, the config and the tokenizer") {
+  const TinyModel m;
+  const auto bytes = m.build(DType::F32);
+  Loaded l = load_kept(bytes);
+  REQUIRE_MESSAGE(l.file, l.error);
+  const ModelFile& f = *l.file;
+  CHECK(f.format_version() == pmt::kModelFormatVersion);
+  CHECK(f.config().d_model == 32);
+  CHECK(f.config().vocab_size == 64);
+  CHECK(f.config().n_enc_layers == 2);
+  CHECK(f.config().ln_eps == m.config.ln_eps);
+  CHECK(f.config().eos_id == 3);
+  CHECK(f.tokenizer() == m.tokenizer);
+  CHECK_FALSE(f.quantized());
+  CHECK(f.metadata("source") == "unit test");
+  CHECK(f.metadata("absent").empty());
+  REQUIRE(f.tensors().size() == m.specs.size());
+  for (size_t i = 0; i < m.specs.size(); ++i) {
+    const pmt::TensorView* t = f.find(m.specs[i].name);
+    REQUIRE(t != nullptr);
+    CHECK(t->shape == m.specs[i].shape);
+    CHECK(t->dtype == DType::F32);
+    CHECK(t->scales == nullptr);
+    CHECK_FALSE(t->input_quant.has_value());
+    CHECK(reinterpret_cast<uintptr_t>(t->data) % 64 == 0);
+    REQUIRE(t->bytes == m.values[i].size() * 4);
+    CHECK(std::memcmp(t->data, m.values[i].data(), t->bytes) == 0);
+  }
+  CHECK(f.find("decoder.layers.0.multihead_attn.in_proj_weight") == nullptr);
+  CHECK(f.find("decoder.layers.1.multihead_attn.kv_proj.weight")->shape == std::vector<int64_t>{64, 32});
+}
+
+TEST_CASE("an int8 file carries per-row scales and activation quantization on Linear weights") {
+  const TinyModel m;
+  Loaded l = load_kept(m.build(DType::I8));
+  REQUIRE_MESSAGE(l.file, l.error);
+  CHECK(l.file->quantized());
+  const pmt::TensorView* w = l.file->find("encoder.layers.1.linear1.weight");
+  REQUIRE(w != nullptr);
+  CHECK(w->dtype == DType::I8);
+  CHECK(w->bytes == 64 * 32);
+  REQUIRE(w->scales != nullptr);
+  REQUIRE(w->input_quant.has_value());
+  CHECK(w->input_quant->scale == 0.05f);
+  CHECK(w->input_quant->zero_point == -3);
+  CHECK(w->output_quant->scale == 0.25f);
+  CHECK(w->output_quant->zero_point == 7);
+  const pmt::TensorView* b = l.file->find("encoder.layers.1.linear1.bias");
+  CHECK(b->dtype == DType::F32);
+  CHECK_FALSE(b->input_quant.has_value());
+  CHECK(l.file->find("decoder.layers.0.norm3.weight")->dtype == DType::F32);
+  CHECK(l.file->find("embed.weight")->dtype == DType::I8);
+}
+
+TEST_CASE("open() maps a file from disk and reports missing or empty files") {
+  const TinyModel m;
+  const auto bytes = m.build(DType::I8);
+  char path[] = "/tmp/pmt_model_file_testXXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  close(fd);
+  std::string error;
+  auto f = ModelFile::open(path, &error);
+  REQUIRE_MESSAGE(f, error);
+  CHECK(f->size() == bytes.size());
+  CHECK(f->find("embed.weight")->scales[0] > 0.f);
+
+  REQUIRE(truncate(path, 0) == 0);
+  CHECK(ModelFile::open(path, &error) == nullptr);
+  CHECK(error.find("empty") != std::string::npos);
+  CHECK(error.find(path) != std::string::npos);
+  std::remove(path);
+  CHECK(ModelFile::open(path, &error) == nullptr);
+  CHECK(error.find("No such file") != std::string::npos);
+}
+
+TEST_CASE("an empty or misaligned buffer is rejected") {
+  std::string error;
+  CHECK(ModelFile::from_buffer(nullptr, 0, &error) == nullptr);
+  CHECK(error.find("empty") != std::string::npos);
+  const auto bytes = TinyModel().build(DType::F32);
+  Aligned a = aligned_copy(bytes, bytes.size() + 1);
+  std::memmove(a.data.get() + 1, a.data.get(), bytes.size());
+  CHECK(ModelFile::from_buffer(a.data.get() + 1, bytes.size(), &error) == nullptr);
+  CHECK(error.find("aligned") != std::string::npos);
+}
+
+TEST_CASE("a wrong identifier is named in the message") {
+  auto bytes = TinyModel().build(DType::F32);
+  std::memcpy(bytes.data() + 4, "GGUF", 4);
+  const std::string error = load_error(bytes);
+  CHECK(error.find("not a PocketMT model file") != std::string::npos);
+  CHECK(error.find("'GGUF'") != std::string::npos);
+  CHECK(error.find("'PMT1'") != std::string::npos);
+}
+
+TEST_CASE("an unknown format version is named with the known one") {
+  auto bytes = TinyModel().build(DType::F32);
+  const uint32_t future = 2;
+  std::memcpy(bytes.data() + field_offset(bytes, root(bytes), pmt::fb::Model::VT_FORMAT_VERSION), &future, 4);
+  const std::string error = load_error(bytes);
+  CHECK(error.find("version 2 is not supported") != std::string::npos);
+  CHECK(error.find("knows version 1") != std::string::npos);
+}
+
+TEST_CASE("a file truncated anywhere is rejected") {
+  const auto bytes = TinyModel().build(DType::I8);
+  // 20 cut points: inside the header, then spread over the whole file, then just short of it.
+  std::vector<size_t> cuts = {1, 4, 7, 8, 12, 64, 200};
+  for (size_t k = 1; k <= 10; ++k) cuts.push_back(bytes.size() * k / 11);
+  for (size_t back : {64, 4, 1}) cuts.push_back(bytes.size() - back);
+  REQUIRE(cuts.size() == 20);
+  for (size_t cut : cuts) {
+    const std::string error = load_error(bytes, cut);
+    CHECK_MESSAGE(error != "loaded", "cut at " << cut);
+    CHECK_MESSAGE(!error.empty(), "cut at " << cut);
+  }
+}
+
+TEST_CASE("every single flipped byte in the header region is rejected") {
+  const auto bytes = TinyModel().build(DType::F32);
+  // The root offset, the identifier, the root table, the config, the tokenizer and the tensor
+  // tables (the builder writes back to front, so the last-built tables come first).
+  REQUIRE(bytes.size() > 512);
+  for (size_t i = 0; i < 512; ++i) {
+    auto damaged = bytes;
+    damaged[i] ^= 0x5A;
+    CHECK_MESSAGE(load_error(damaged) != "loaded", "byte " << i);
+  }
+}
+
+TEST_CASE("a flipped byte in the weights fails the checksum") {
+  auto bytes = TinyModel().build(DType::F32);
+  const auto* t = fb_tensor(bytes, "decoder.layers.1.linear2.weight");
+  bytes[static_cast<size_t>(t->data()->data() - bytes.data()) + 5] ^= 1;
+  CHECK(load_error(bytes).find("checksum mismatch") != std::string::npos);
+}
+
+TEST_CASE("a tensor whose shape disagrees with the config is named") {
+  auto bytes = TinyModel().build(DType::F32);
+  // [64, 32] -> [32, 64]: same byte count, so only the shape check can catch it.
+  const auto* t = fb_tensor(bytes, "encoder.layers.0.linear1.weight");
+  auto* shape = const_cast<int64_t*>(t->shape()->data());
+  std::swap(shape[0], shape[1]);
+  reseal(bytes);
+  const std::string error = load_error(bytes);
+  CHECK(error.find("'encoder.layers.0.linear1.weight' has shape [32, 64], the config needs [64, 32]") !=
+        std::string::npos);
+}
+
+TEST_CASE("a config that disagrees with the tensors is rejected") {
+  auto bytes = TinyModel().build(DType::F32);
+  const auto* config = root(bytes)->config();
+  const int32_t d_ff = 48;
+  std::memcpy(bytes.data() + field_offset(bytes, config, pmt::fb::Config::VT_D_FF), &d_ff, 4);
+  reseal(bytes);
+  CHECK(load_error(bytes).find("the config needs [48, 32]") != std::string::npos);
+
+  const int32_t layers = 1000000000;
+  std::memcpy(bytes.data() + field_offset(bytes, config, pmt::fb::Config::VT_N_ENC_LAYERS), &layers, 4);
+  reseal(bytes);
+  CHECK(load_error(bytes).find("more than a") != std::string::npos);
+}
+
+TEST_CASE("bad quantization parameters and reserved dtypes are rejected") {
+  const TinyModel m;
+  const std::string name = "decoder.layers.0.multihead_attn.q_proj.weight";
+  SUBCASE("a zero row scale") {
+    auto bytes = m.build(DType::I8);
+    auto* scales = const_cast<float*>(fb_tensor(bytes, name)->scales()->data());
+    scales[3] = 0.f;
+    reseal(bytes);
+    CHECK(load_error(bytes).find("row 3 scale") != std::string::npos);
+  }
+  SUBCASE("a non-finite input scale") {
+    auto bytes = m.build(DType::I8);
+    const auto* q = fb_tensor(bytes, name)->input_quant();
+    const float inf = HUGE_VALF;  // ActQuant layout: float scale, then int32 zero_point
+    std::memcpy(bytes.data() + (reinterpret_cast<const uint8_t*>(q) - bytes.data()), &inf, 4);
+    reseal(bytes);
+    CHECK(load_error(bytes).find("input scale") != std::string::npos);
+  }
+  SUBCASE("a zero point outside int8") {
+    auto bytes = m.build(DType::I8);
+    const auto* q = fb_tensor(bytes, name)->output_quant();
+    const int32_t zero_point = 200;
+    std::memcpy(bytes.data() + (reinterpret_cast<const uint8_t*>(q) - bytes.data()) + 4, &zero_point, 4);
+    reseal(bytes);
+    CHECK(load_error(bytes).find("output zero point 200") != std::string::npos);
+  }
+  SUBCASE("the reserved F16 dtype") {
+    auto bytes = m.build(DType::I8);
+    const auto* t = fb_tensor(bytes, name);
+    bytes[field_offset(bytes, t, pmt::fb::Tensor::VT_DTYPE)] = static_cast<uint8_t>(pmt::fb::DType::F16);
+    reseal(bytes);
+    const std::string error = load_error(bytes);
+    CHECK(error.find("dtype F16") != std::string::npos);
+    CHECK(error.find(name) != std::string::npos);
+  }
+}
