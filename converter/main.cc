@@ -7,12 +7,18 @@
 
 namespace pmt::cli {
 // Defined next to the code each one drives (converter/<area>/*_cli.cc).
+int cmd_score(int, char**);
+int cmd_train(int, char**);
+int cmd_average(int, char**);
 }  // namespace pmt::cli
 
 namespace {
 
 // One line per command; each helper file defines its pmt::cli::cmd_* function.
 const std::vector<pmt::cli::Command> kCommands = {
+    {"score", pmt::cli::cmd_score, "BLEU and chrF of a hypothesis file against a reference file"},
+    {"train", pmt::cli::cmd_train, "train the Transformer on a prepared corpus (or --benchmark training steps)"},
+    {"average", pmt::cli::cmd_average, "average the parameters of several checkpoints"},
 };
 
 void usage(FILE* out) {
