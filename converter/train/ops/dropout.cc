@@ -1,5 +1,6 @@
 #include "train/ops/dropout.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pmt::train {
@@ -30,15 +31,27 @@ DropoutMask::DropoutMask(float p, uint64_t seed, uint64_t step, uint64_t site) {
 }
 
 void dropout_forward(float* y, const float* x, long n, const DropoutMask& mask, uint64_t first) {
+  if (mask.threshold == 0) {
+    if (y != x) std::copy(x, x + n, y);
+    return;
+  }
   for_each_factor(n, mask, first, [&](long i, float f) { y[i] = x[i] * f; });
 }
 
 void dropout_add_forward(float* out, const float* x, const float* y, long n, const DropoutMask& mask,
                          uint64_t first) {
+  if (mask.threshold == 0) {
+    for (long i = 0; i < n; ++i) out[i] = x[i] + y[i];
+    return;
+  }
   for_each_factor(n, mask, first, [&](long i, float f) { out[i] = x[i] + y[i] * f; });
 }
 
 void dropout_backward(float* dx, const float* dy, long n, const DropoutMask& mask, uint64_t first) {
+  if (mask.threshold == 0) {
+    for (long i = 0; i < n; ++i) dx[i] += dy[i];
+    return;
+  }
   for_each_factor(n, mask, first, [&](long i, float f) { dx[i] += dy[i] * f; });
 }
 

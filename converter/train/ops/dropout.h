@@ -29,6 +29,7 @@ struct DropoutMask {
   }
 };
 
+// All three are plain copies / adds when p = 0 (threshold 0), so callers need no separate eval path.
 // y[i] = x[i] * factor(first + i) for i < n; y may alias x.
 void dropout_forward(float* y, const float* x, long n, const DropoutMask& mask, uint64_t first = 0);
 // out[i] = x[i] + y[i] * factor(first + i): the residual connection around a dropped-out sublayer.
