@@ -1,0 +1,305 @@
+// pmt-convert train: trains the Transformer on a prepared corpus (or, with --benchmark, times
+// training steps on random batches of a fixed shape).
+#include <cblas.h>
+#include <sentencepiece_processor.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/safetensors.h"
+#include "corpus/cli_options.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace pmt::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: pmt-convert train [options]\n"
+    "  Trains the encoder-decoder Transformer on <data>/train.<src>/<tgt>, validating on valid.*.\n"
+    "  Writes to --out: last.safetensors (resumable: weights + Adam state), best.safetensors\n"
+    "  (lowest validation loss), step-NNNNNNN.safetensors (the last --keep evaluations) and,\n"
+    "  with --average N, average.safetensors.\n"
+    "data and model:\n"
+    "  --data DIR            corpus folder (default data/web-rv)\n"
+    "  --spm FILE            SentencePiece model (default <data>/spm.model)\n"
+    "  --src LANG --tgt LANG file suffixes of source and target (default en, es)\n"
+    "  --preset NAME         tiny | small | base (default small; a resume takes the checkpoint's)\n"
+    "  --dropout P --label-smoothing E   override the preset's values\n"
+    "  --pre-ln              pre-LN layers (+ final norms) instead of the paper's post-LN\n"
+    "optimization (a resume reuses the checkpoint's values unless given):\n"
+    "  --steps N             total optimizer steps (default 1000)\n"
+    "  --batch-tokens N      batch size as B * max(S, T), padding included (default 4000)\n"
+    "  --warmup N            warm-up steps of the schedule (default 4000)\n"
+    "  --lr-scale X          lr = X * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5) (default 1)\n"
+    "  --clip X              clip the global gradient norm to X; 0 = off (default 0)\n"
+    "  --seed N              initialization, batch order and dropout (default 1)\n"
+    "  --threads N           OpenBLAS threads (default 1); results are reproducible per count\n"
+    "run:\n"
+    "  --out DIR             run folder (default runs/<preset>)\n"
+    "  --log-every N         progress line every N steps (default 10)\n"
+    "  --eval-every N        validation loss + BLEU and checkpoints every N steps (default 200;\n"
+    "                        0 = only at the end); the end always evaluates on all of valid\n"
+    "  --eval-sentences N    sentences decoded for the periodic BLEU (default 200)\n"
+    "  --keep N              numbered checkpoints kept (default 5, at least --average)\n"
+    "  --average N           at the end, average the last N numbered checkpoints (default 0)\n"
+    "  --resume FILE         continue a run from its last.safetensors\n"
+    "  --overwrite           start over in a --out that already holds a run\n"
+    "benchmark (no corpus needed):\n"
+    "  --benchmark           time --steps training steps (default 20, after 2 untimed) on random\n"
+    "  --batch B --src-len S --tgt-len T   batches of this shape (default 128, 32, 32)\n"
+    "exit status: 0 done, 1 training failed (non-finite loss, I/O error), 2 bad usage or input,\n"
+    "130 stopped by SIGINT/SIGTERM after writing last.safetensors.\n";
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "pmt-convert train: %s\n", message.c_str());
+  return 2;
+}
+
+bool parse_long(const char* option, const std::string& text, long min, long max, long* out) {
+  return parse_int_option("train", option, text, min, max, out);
+}
+
+bool parse_double(const char* option, const std::string& text, double min, double max, double* out) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !(v >= min && v <= max)) {
+    std::fprintf(stderr, "pmt-convert train: %s must be a number in [%g, %g], got '%s'\n", option, min, max, text.c_str());
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+// Times training steps on random full-length batches (no padding): the figure to compare with
+// PyTorch on the same shape (bench/torch_train_bench.py).
+int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_len, long steps, int threads,
+                  uint64_t seed) {
+  if (src_len > config.max_len || tgt_len > config.max_len) return fail("--src-len/--tgt-len exceed the preset's max_len");
+  const auto B = static_cast<int32_t>(batch), S = static_cast<int32_t>(src_len), T = static_cast<int32_t>(tgt_len);
+  train::Transformer model(config, train::BatchLimits{B, S, T, 0, 0});
+  model.init(seed);
+  train::Adam adam(model.num_params());
+  train::Batch b;
+  b.batch = B;
+  b.src_len = S;
+  b.tgt_len = T;
+  b.src.resize(static_cast<size_t>(B) * S);
+  b.tgt_in.resize(static_cast<size_t>(B) * T);
+  b.tgt_out.resize(static_cast<size_t>(B) * T);
+  uint64_t state = seed;
+  auto random_piece = [&] {  // an id past the special ones
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int32_t>(4 + (state >> 33) % static_cast<uint64_t>(config.vocab_size - 4));
+  };
+  for (int32_t r = 0; r < B; ++r) {
+    for (int32_t s = 0; s < S; ++s) b.src[r * S + s] = s + 1 < S ? random_piece() : kEosId;
+    b.tgt_in[r * T] = kBosId;
+    for (int32_t t = 0; t < T; ++t) {
+      b.tgt_out[r * T + t] = t + 1 < T ? random_piece() : kEosId;
+      if (t + 1 < T) b.tgt_in[r * T + t + 1] = b.tgt_out[r * T + t];
+    }
+  }
+  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), %ld timed steps\n", model.num_params(), B, S, T,
+              threads, steps);
+  std::vector<double> ms;
+  for (long i = 0; i < steps + 2; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto lr = static_cast<float>(train::noam_lr(i + 1, config.d_model, 4000, 1.0));
+    const train::StepResult r = train::train_step(&model, &adam, b, train::DropoutRng{seed, static_cast<uint64_t>(i + 1)}, lr, 0.0);
+    const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!r.finite()) {
+      std::fprintf(stderr, "pmt-convert train: benchmark loss is not finite at step %ld\n", i + 1);
+      return 1;
+    }
+    if (i >= 2) ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  const double median = ms[ms.size() / 2];
+  const double tgt_tokens = static_cast<double>(B) * T, all_tokens = static_cast<double>(B) * (S + T);
+  std::printf("step time: median %.1f ms, min %.1f ms, max %.1f ms\n", median, ms.front(), ms.back());
+  std::printf("throughput: %.0f target tokens/s, %.0f source+target tokens/s (median step)\n",
+              tgt_tokens / median * 1e3, all_tokens / median * 1e3);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_train(int argc, char** argv) {
+  std::string data_dir = "data/web-rv", spm_path, src_lang = "en", tgt_lang = "es", preset, out_dir, resume;
+  std::string dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
+  std::string log_every_s = "10", eval_every_s = "200", eval_sentences_s = "200", keep_s = "5", average_s = "0";
+  std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
+  bool pre_ln = false, overwrite = false, benchmark = false;
+  const Option options[] = {
+      {"--data", &data_dir}, {"--spm", &spm_path}, {"--src", &src_lang}, {"--tgt", &tgt_lang}, {"--preset", &preset},
+      {"--dropout", &dropout}, {"--label-smoothing", &label_smoothing}, {"--pre-ln", nullptr, &pre_ln},
+      {"--steps", &steps_s}, {"--batch-tokens", &batch_tokens_s}, {"--warmup", &warmup_s}, {"--lr-scale", &lr_scale_s},
+      {"--clip", &clip_s}, {"--seed", &seed_s}, {"--threads", &threads_s}, {"--out", &out_dir},
+      {"--log-every", &log_every_s}, {"--eval-every", &eval_every_s}, {"--eval-sentences", &eval_sentences_s},
+      {"--keep", &keep_s}, {"--average", &average_s}, {"--resume", &resume}, {"--overwrite", nullptr, &overwrite},
+      {"--benchmark", nullptr, &benchmark}, {"--batch", &batch_s}, {"--src-len", &src_len_s}, {"--tgt-len", &tgt_len_s}};
+  if (auto r = parse_options("train", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
+
+  // Model config: the preset (or the resumed checkpoint's), then explicit overrides.
+  train::TrainOptions opt;
+  StFile resumed;
+  bool have_config = false;
+  if (!resume.empty()) {
+    if (std::string err = train::read_checkpoint(resume, &resumed, &opt.config); !err.empty()) return fail(err);
+    if (std::string err = train::settings_from_metadata(resumed.metadata, &opt.settings); !err.empty())
+      return fail(resume + ": " + err);
+    have_config = true;
+  }
+  if (!preset.empty() || !have_config) {
+    ModelConfig c;
+    if (!preset_config(preset.empty() ? "small" : preset, &c))
+      return fail("unknown preset '" + preset + "' (tiny, small, base)");
+    if (have_config && !(c == opt.config)) {
+      // Overrides below may legitimately differ from the preset; compare what the checkpoint holds.
+      c.dropout = opt.config.dropout;
+      c.label_smoothing = opt.config.label_smoothing;
+      c.pre_ln = opt.config.pre_ln;
+      if (!(c == opt.config)) return fail("--preset " + preset + " does not match the model in " + resume);
+    }
+    opt.config = c;
+  }
+  double d = 0;
+  if (!dropout.empty()) {
+    if (!parse_double("--dropout", dropout, 0.0, 0.99, &d)) return 2;
+    opt.config.dropout = static_cast<float>(d);
+  }
+  if (!label_smoothing.empty()) {
+    if (!parse_double("--label-smoothing", label_smoothing, 0.0, 0.99, &d)) return 2;
+    opt.config.label_smoothing = static_cast<float>(d);
+  }
+  if (pre_ln) opt.config.pre_ln = true;
+
+  // Settings: explicit values win over the checkpoint's (the Trainer warns when they differ).
+  train::TrainSettings& s = opt.settings;
+  long v = 0;
+  if (!seed_s.empty()) {
+    if (!parse_long("--seed", seed_s, 0, LONG_MAX, &v)) return 2;
+    s.seed = static_cast<uint64_t>(v);
+  }
+  if (!batch_tokens_s.empty()) {
+    if (!parse_long("--batch-tokens", batch_tokens_s, 1, 1L << 30, &v)) return 2;
+    s.batch_tokens = v;
+  }
+  if (!warmup_s.empty()) {
+    if (!parse_long("--warmup", warmup_s, 1, 1L << 40, &v)) return 2;
+    s.warmup = v;
+  }
+  if (!threads_s.empty()) {
+    if (!parse_long("--threads", threads_s, 1, 256, &v)) return 2;
+    s.threads = static_cast<int>(v);
+  }
+  if (!lr_scale_s.empty() && !parse_double("--lr-scale", lr_scale_s, 0.0, 1e38, &s.lr_scale)) return 2;
+  if (!clip_s.empty() && !parse_double("--clip", clip_s, 0.0, 1e38, &s.clip)) return 2;
+  openblas_set_num_threads(s.threads);
+
+  if (benchmark) {
+    long B = 0, S = 0, T = 0, steps = 20;
+    if (!parse_long("--batch", batch_s, 1, 1 << 16, &B) || !parse_long("--src-len", src_len_s, 1, 1 << 16, &S) ||
+        !parse_long("--tgt-len", tgt_len_s, 1, 1 << 16, &T) ||
+        (!steps_s.empty() && !parse_long("--steps", steps_s, 1, 1L << 40, &steps)))
+      return 2;
+    return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed);
+  }
+
+  long steps = 1000, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
+  if ((!steps_s.empty() && !parse_long("--steps", steps_s, 1, 1L << 40, &steps)) ||
+      !parse_long("--log-every", log_every_s, 1, 1L << 40, &log_every) ||
+      !parse_long("--eval-every", eval_every_s, 0, 1L << 40, &eval_every) ||
+      !parse_long("--eval-sentences", eval_sentences_s, 1, 1L << 40, &eval_sentences) ||
+      !parse_long("--keep", keep_s, 1, 100000, &keep) || !parse_long("--average", average_s, 0, 100000, &average))
+    return 2;
+  opt.steps = steps;
+  opt.log_every = log_every;
+  opt.eval_every = eval_every;
+  opt.eval_sentences = eval_sentences;
+  opt.keep_checkpoints = static_cast<int>(std::max(keep, average));
+  opt.average = static_cast<int>(average);
+  if (out_dir.empty()) {
+    out_dir = !resume.empty() ? std::filesystem::path(resume).parent_path().string()
+                              : "runs/" + (preset.empty() ? std::string("small") : preset);
+  }
+  opt.out_dir = out_dir.empty() ? "." : out_dir;
+  if (std::string err = opt.config.validate(); !err.empty()) return fail("model config: " + err);
+
+  const std::string last = (std::filesystem::path(opt.out_dir) / "last.safetensors").string();
+  if (resume.empty() && !overwrite && std::filesystem::exists(last))
+    return fail(opt.out_dir + " already holds a run; pass --resume " + last + " to continue it or --overwrite to start over");
+
+  // Vocabulary and corpus, encoded once.
+  if (spm_path.empty()) spm_path = (std::filesystem::path(data_dir) / "spm.model").string();
+  sentencepiece::SentencePieceProcessor sp;
+  if (const auto status = sp.Load(spm_path); !status.ok()) return fail("cannot load " + spm_path + ": " + status.ToString());
+  if (std::string err = train::check_vocabulary(sp, opt.config); !err.empty()) return fail(spm_path + ": " + err);
+  train::ParallelData train_data, valid_data;
+  for (auto [split, policy, data] : {std::tuple{"train", train::LengthPolicy::kDrop, &train_data},
+                                     std::tuple{"valid", train::LengthPolicy::kTruncate, &valid_data}}) {
+    const std::string prefix = (std::filesystem::path(data_dir) / split).string();
+    train::LoadStats st;
+    if (std::string err = train::load_parallel(prefix, src_lang, tgt_lang, sp, opt.config.max_len, policy,
+                                               policy == train::LengthPolicy::kTruncate, data, &st);
+        !err.empty())
+      return fail(err);
+    int64_t tokens = 0;
+    for (size_t i = 0; i < data->size(); ++i) tokens += data->pairs[i].tgt_len;
+    std::printf("%s: %" PRId64 " pairs read, %" PRId64 " kept (%" PRId64 " with an empty side dropped, %" PRId64
+                " longer than max_len %d %s), %" PRId64 " target tokens\n",
+                split, st.lines, st.kept, st.empty, st.too_long, opt.config.max_len,
+                policy == train::LengthPolicy::kDrop ? "dropped" : "truncated", tokens);
+  }
+
+  train::TrainData data;
+  data.train = &train_data;
+  data.valid = &valid_data;
+  data.detokenize = [&sp](std::span<const int32_t> ids) {
+    std::string text;
+    sp.Decode(std::vector<int>(ids.begin(), ids.end()), &text).IgnoreError();
+    return text;
+  };
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  opt.stop_flag = &g_stop;
+  try {
+    train::Trainer trainer(opt, data, stdout);
+    std::printf("model: %zu parameters (d_model %d, %d+%d layers, %d heads, d_ff %d, vocab %d), %d thread(s)\n",
+                trainer.model().num_params(), opt.config.d_model, opt.config.n_enc_layers, opt.config.n_dec_layers,
+                opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads);
+    if (!resume.empty()) {
+      if (std::string err = trainer.resume(resume); !err.empty()) return fail(err);
+    }
+    std::fflush(stdout);
+    const train::RunResult r = trainer.run();
+    switch (r.status) {
+      case train::RunResult::Status::kDone: return 0;
+      case train::RunResult::Status::kStopped: std::printf("%s\n", r.message.c_str()); return 130;
+      case train::RunResult::Status::kDiverged:
+      case train::RunResult::Status::kError: std::fprintf(stderr, "pmt-convert train: %s\n", r.message.c_str()); return 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pmt-convert train: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}
+
+}  // namespace pmt::cli
