@@ -41,15 +41,25 @@ struct DropoutRng {
 };
 
 // Largest batch the activation buffer must hold: B*S and B*T bounds (tokens incl. padding).
+// With token-based batching, max_src_tokens / max_tgt_tokens bound B*S and B*T more tightly than
+// max_batch * max_len (0 = no extra bound), which keeps the [B*T, V] logits buffer small.
 struct BatchLimits {
   int32_t max_batch = 0;
-  int32_t max_src_len = 0;
-  int32_t max_tgt_len = 0;
+  int32_t max_src_len = 0;   // <= config.max_len
+  int32_t max_tgt_len = 0;   // <= config.max_len
+  int64_t max_src_tokens = 0;
+  int64_t max_tgt_tokens = 0;
 };
 
 class Transformer {
  public:
+  // Throws std::invalid_argument for an invalid config or limits. Allocates every buffer.
   Transformer(const ModelConfig& config, const BatchLimits& limits);
+  // Activation views point into the object's own buffer: moving keeps them valid, copying would not.
+  Transformer(const Transformer&) = delete;
+  Transformer& operator=(const Transformer&) = delete;
+  Transformer(Transformer&&) = default;
+  Transformer& operator=(Transformer&&) = default;
 
   const ModelConfig& config() const { return config_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
@@ -64,8 +74,13 @@ class Transformer {
   void init(uint64_t seed);
   void zero_grad();
 
+  // Dropout on the attention weights (not in the paper; PyTorch's nn.Transformer applies it).
+  // 0 by default; only used when forward runs with train=true.
+  void set_attention_dropout(float p) { attention_dropout_ = p; }
+
   // Runs the model on `batch` and returns the mean label-smoothed cross-entropy per non-pad
   // target token. train=true applies dropout from `rng`; false is the deterministic eval path.
+  // Throws std::invalid_argument when the batch exceeds the limits or holds an id >= vocab_size.
   float forward(const Batch& batch, bool train, const DropoutRng& rng);
   // Accumulates d(loss)/d(params) of the last forward into grads(). Requires forward first.
   void backward();
@@ -75,10 +90,13 @@ class Transformer {
   // Encoder output of the last forward, [B, S, D] (after the final norm when pre_ln).
   const float* encoder_output() const;
 
-  // Every Linear's input and output of the last forward, for int8 calibration. For cross
+  // Every Linear's input and output of the last forward, for int8 calibration. Names are the
+  // weight's checkpoint name without ".weight" / "_weight" ("encoder.layers.0.self_attn.in_proj",
+  // "encoder.layers.0.self_attn.out_proj", "encoder.layers.0.linear1", ...). For cross
   // attention the Q part and the K/V part have different inputs, so they are listed separately
   // with names "<prefix>.multihead_attn.q" and "<prefix>.multihead_attn.kv"; the output
   // projection is listed as "embed" (input: final decoder states, output: logits).
+  // Outputs are before dropout (dropout is applied by the following residual add).
   struct LinearIO {
     std::string name;
     const float* input; size_t input_numel;
@@ -87,11 +105,87 @@ class Transformer {
   std::vector<LinearIO> linear_io() const;
 
  private:
+  // Offsets (in floats) of a sublayer's parameters inside params_ and grads_ alike.
+  struct AttentionParams { size_t in_w, in_b, out_w, out_b; };
+  struct FeedForwardParams { size_t w1, b1, w2, b2; };
+  struct NormParams { size_t w, b; };
+  // Saved activations of the last forward: views into acts_ sized for the largest batch.
+  struct NormActs { float* res; float* out; float* mean; float* rstd; };  // res = x + drop(f(.))
+  struct AttentionActs { float* q; float* kv; float* probs; float* ctx; float* proj; };  // self: q = [n, 3D] QKV
+  struct FeedForwardActs { float* hidden; float* relu; float* out; };
+  // Encoder layers have sublayers {self-attention, FFN}; decoder layers {self, cross, FFN}.
+  struct Layer {
+    int sublayers;
+    AttentionParams self_attn, cross_attn;
+    FeedForwardParams ffn;
+    NormParams norm[3];
+    AttentionActs self_attn_acts, cross_attn_acts;
+    FeedForwardActs ffn_acts;
+    NormActs norm_acts[3];
+  };
+  // One side of the model: embedding output, layers, optional final norm (pre-LN).
+  struct Stack {
+    int id;  // 0 encoder, 1 decoder: distinguishes dropout sites
+    float* embedded;
+    std::vector<Layer> layers;
+    NormParams final_norm;
+    NormActs final_norm_acts;
+  };
+
+  template <typename F>
+  const float* sublayer_forward(const float* x, long n, const NormParams& np, const NormActs& na, uint64_t site,
+                                F&& f);
+  template <typename FB>
+  void sublayer_backward(float* g_in, const float* g_out, const float* x, long n, const NormParams& np,
+                         const NormActs& na, uint64_t site, FB&& fb);
+  const float* self_attention_forward(const float* a, long n, const AttentionParams& p, const AttentionActs& acts,
+                                      int len, const uint8_t* padding, bool causal, uint64_t site);
+  void self_attention_backward(float* da, const float* dy, const float* a, long n, const AttentionParams& p,
+                               const AttentionActs& acts, int len, const uint8_t* padding, bool causal,
+                               uint64_t site);
+  const float* cross_attention_forward(const float* a, const AttentionParams& p, const AttentionActs& acts,
+                                       uint64_t site);
+  void cross_attention_backward(float* da, const float* dy, const float* a, const AttentionParams& p,
+                                const AttentionActs& acts, uint64_t site);
+  const float* feed_forward_forward(const float* a, long n, const FeedForwardParams& p, const FeedForwardActs& acts);
+  void feed_forward_backward(float* da, const float* dy, const float* a, long n, const FeedForwardParams& p,
+                             const FeedForwardActs& acts);
+  const float* stack_forward(const Stack& stack, const int32_t* ids);
+  // d(loss)/d(stack output) in g_stream_[0] on entry; accumulates the stack's parameter gradients.
+  void stack_backward(const Stack& stack, const int32_t* ids);
+  const float* sublayer_output(const NormActs& na) const { return config_.pre_ln ? na.res : na.out; }
+  const float* stack_output(const Stack& stack) const;  // after the final norm when pre_ln
+  long rows(const Stack& stack) const { return static_cast<long>(batch_) * (stack.id ? tgt_len_ : src_len_); }
+  float residual_dropout() const { return train_ ? config_.dropout : 0.f; }
+
   ModelConfig config_;
   BatchLimits limits_;
   std::vector<TensorInfo> tensors_;
   std::vector<float> params_, grads_, acts_;
-  // Implementation-defined offsets into acts_ and per-layer parameter offsets follow.
+  std::vector<float> positions_;  // [max_len, D] sinusoidal table
+  Stack encoder_, decoder_;
+  float attention_dropout_ = 0.f;
+
+  // State of the last forward, read by backward().
+  int batch_ = 0, src_len_ = 0, tgt_len_ = 0;
+  bool train_ = false;
+  DropoutRng rng_;
+  long loss_tokens_ = 0;
+  std::vector<int32_t> src_, tgt_in_, tgt_out_;  // ids, sized for the limits
+  std::vector<uint8_t> src_pad_;                 // source key padding mask
+  float* logits_ = nullptr;
+  float* lse_ = nullptr;
+  float* dlogits_ = nullptr;
+  // Backward scratch gradients.
+  float* g_stream_[2] = {};
+  float* g_y_ = nullptr;    // d(sublayer output)
+  float* g_a_ = nullptr;    // d(sublayer input) before the pre-LN norm
+  float* g_ctx_ = nullptr;  // d(attention context)
+  float* g_qkv_ = nullptr;  // d(QKV) of self-attention, d(Q) of cross-attention
+  float* g_kv_ = nullptr;   // d(KV) of cross-attention
+  float* g_hidden_ = nullptr, *g_relu_ = nullptr;
+  float* g_memory_ = nullptr;  // d(encoder output), accumulated over decoder layers
+  float* attn_scratch_ = nullptr;
 };
 
 }  // namespace pmt::train
