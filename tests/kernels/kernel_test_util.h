@@ -26,9 +26,10 @@ inline std::vector<float> random_floats(size_t n, float lo, float hi, uint32_t s
 inline void check_close(const float* got, const float* want, size_t n, float rel_tol,
                         float abs_tol) {
   for (size_t i = 0; i < n; ++i) {
-    if (std::fabs(got[i] - want[i]) <= abs_tol + rel_tol * std::fabs(want[i])) continue;
-    INFO("index " << i << " of " << n);
-    CHECK(got[i] == doctest::Approx(want[i]));
+    const double error = std::fabs(static_cast<double>(got[i]) - want[i]);
+    if (error <= abs_tol + rel_tol * std::fabs(want[i])) continue;
+    INFO("index " << i << " of " << n << ": got " << got[i] << ", want " << want[i]);
+    CHECK(error <= abs_tol + rel_tol * std::fabs(want[i]));
     return;
   }
 }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -18,15 +19,12 @@ using testing::random_floats;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 TEST_CASE("simd::exp is within 1e-6 relative of std::exp over its range") {
+  double worst = 0;
   for (float x = -87.0f; x <= 88.0f; x += 0.01f) {
     const double want = std::exp(static_cast<double>(x));
-    const double got = simd::exp(x);
-    if (std::fabs(got - want) > 1e-6 * want) {
-      INFO("x = " << x);
-      CHECK(got == doctest::Approx(want));
-      break;
-    }
+    worst = std::max(worst, std::fabs(simd::exp(x) - want) / want);
   }
+  CHECK(worst < 1e-6);
   CHECK(simd::exp(0.0f) == 1.0f);
   CHECK(simd::exp(-100.0f) == 0.0f);
   CHECK(simd::exp(-kInf) == 0.0f);
@@ -90,12 +88,12 @@ TEST_CASE("softmax is stable on huge and tiny logits and gives masked entries ze
 
   std::vector<float> shifted = {1000.0f, 1000.0f + std::log(3.0f)};
   softmax(shifted.data(), shifted.size());
-  check_close(shifted, {0.25f, 0.75f}, 1e-5f, 0);
+  check_close(shifted, {0.25f, 0.75f}, 1e-4f, 0);  // 1000 + ln 3 is stored to within 3e-5
 
   std::vector<float> masked(20, 1.0f);
   for (size_t i = 1; i < masked.size(); i += 2) masked[i] = -kInf;
   softmax(masked.data(), masked.size());
-  for (size_t i = 0; i < masked.size(); ++i) CHECK(masked[i] == doctest::Approx(i % 2 ? 0.0 : 0.1));
+  for (size_t i = 0; i < masked.size(); ++i) CHECK(masked[i] == (i % 2 ? 0.0f : 0.1f));
 
   const std::vector<float> logits = {-kInf, 0.0f, 2e30f, -5.0f};
   std::vector<float> y(4);
