@@ -10,6 +10,8 @@ namespace pmt::cli {
 int cmd_score(int, char**);
 int cmd_train(int, char**);
 int cmd_average(int, char**);
+int cmd_export(int, char**);
+int cmd_inspect(int, char**);
 }  // namespace pmt::cli
 
 namespace {
@@ -19,6 +21,8 @@ const std::vector<pmt::cli::Command> kCommands = {
     {"score", pmt::cli::cmd_score, "BLEU and chrF of a hypothesis file against a reference file"},
     {"train", pmt::cli::cmd_train, "train the Transformer on a prepared corpus (or --benchmark training steps)"},
     {"average", pmt::cli::cmd_average, "average the parameters of several checkpoints"},
+    {"export", pmt::cli::cmd_export, "checkpoint + SentencePiece model -> .pmt model file (fp32 or int8)"},
+    {"inspect", pmt::cli::cmd_inspect, "verify a .pmt model file and print its config and tensors"},
 };
 
 void usage(FILE* out) {

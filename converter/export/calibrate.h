@@ -1,0 +1,64 @@
+// Calibration of the int8 activation quantization: the fp32 trainer model runs teacher-forced
+// over real sentence pairs, and every Linear's input and output values are collected into
+// histograms, from which a robust range and then (scale, zero point) are derived.
+//
+// Range: per side, the p-th percentile of the values (default p = 99.99: the top is the 99.99th
+// percentile, the bottom the 0.01th), widened to contain 0. Transformer activations have rare
+// outliers (a few tokens, a few channels) that are several times the bulk; the raw max would
+// spend most of the 256 levels on values that almost never occur, while clipping 1 value in
+// 10,000 costs far less than the coarser step would cost everywhere else. Per-side percentiles
+// rather than a symmetric |x| range because many activations are one-signed or skewed (post-ReLU
+// inputs of linear2 use all levels on [0, max]). One exception: the top of the logits (output of
+// the output projection) keeps the raw max, because the winning token's logit is by nature the
+// extreme value of its row and clipping it would make the argmax ambiguous.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+
+#include "export/act_histogram.h"
+#include "export/model_writer.h"
+#include "train/model.h"
+#include "train/parallel_data.h"
+
+namespace pmt::exporter {
+
+struct ActRange {
+  float lo = 0.f, hi = 0.f;  // real values; lo <= 0 <= hi
+};
+struct LinearRange {
+  ActRange input, output;
+};
+
+class Calibrator {
+ public:
+  // Adds every Linear's input and output of `model`'s last forward.
+  void observe(const train::Transformer& model);
+
+  // Ranges by model-file weight name (see the header comment for the rule). Returns an error
+  // message if nothing was observed or an activation was not finite, otherwise empty.
+  std::string ranges(double percentile, std::map<std::string, LinearRange>* out) const;
+
+ private:
+  struct Stats {
+    quant::ActHistogram input, output;
+  };
+  std::map<std::string, Stats> stats_;
+};
+
+// Activation quantization from calibrated ranges (quant::act_quant_from_range per side).
+std::map<std::string, LinearQuant> linear_quant(const std::map<std::string, LinearRange>& ranges);
+
+// Runs `model` (eval mode: no dropout) on `sentences` pairs of `data` spread evenly over it (all
+// of them if fewer), one pair per forward with no padding, teacher-forced on the reference
+// target, and returns the ranges. `model` must have been built with limits admitting every pair
+// (calibration_limits). Returns an error message or empty.
+std::string calibrate(train::Transformer* model, const train::ParallelData& data, size_t sentences,
+                      double percentile, std::map<std::string, LinearRange>* out);
+
+// The pairs calibrate() uses, and batch limits that admit each of them alone.
+std::vector<uint32_t> calibration_pairs(const train::ParallelData& data, size_t sentences);
+train::BatchLimits calibration_limits(const train::ParallelData& data, const std::vector<uint32_t>& pairs);
+
+}  // namespace pmt::exporter
