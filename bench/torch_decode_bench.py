@@ -5,11 +5,11 @@ The same weights as the .pmt exported from the checkpoint, run eagerly by PyTorc
 python3-torch) in fp32 or with torch's dynamic int8 quantization of every nn.Linear, batch 1,
 greedy, with an efficient incremental decoder: a preallocated self-attention key/value cache per
 layer and cross-attention keys/values computed once per sentence, so step t costs O(t), not
-O(t^2). EOS does not stop the loop: exactly --steps tokens are generated so every position is
+O(t^2). EOS does not stop the loop: exactly --gen-len tokens are generated so every position is
 timed. --check first verifies that the incremental decoder's logits equal a full (parallel,
 causally masked) recomputation.
 
-  /usr/bin/python3 bench/torch_decode_bench.py CHECKPOINT --variant int8 --threads 1 --json out.json
+  /usr/bin/python3 bench/torch_decode_bench.py CHECKPOINT --precision int8 --threads 1 --json out.json
 """
 import argparse
 import json
@@ -195,11 +195,11 @@ def check_incremental(model, src, steps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", help="safetensors checkpoint (README tensor names, config in __metadata__)")
-    ap.add_argument("--variant", choices=("fp32", "int8"), default="fp32",
+    ap.add_argument("--precision", choices=("fp32", "int8"), default="fp32",
                     help="int8: torch.ao.quantization.quantize_dynamic on every nn.Linear")
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
     ap.add_argument("--src-len", type=int, default=32, help="source tokens, EOS included")
-    ap.add_argument("--steps", type=int, default=128, help="generated tokens per sentence (EOS ignored)")
+    ap.add_argument("--gen-len", type=int, default=128, help="generated tokens per sentence (EOS ignored)")
     ap.add_argument("--repeats", type=int, default=10, help="timed sentences; medians are taken over them")
     ap.add_argument("--positions", default="1,16,64,128", help="positions (1-based steps) to print")
     ap.add_argument("--qengine", help="torch.backends.quantized.engine (default: torch's choice)")
@@ -208,9 +208,9 @@ def main():
     ap.add_argument("--json", help="write the results to this file")
     args = ap.parse_args()
     positions = [int(p) for p in args.positions.split(",") if p]
-    if args.threads < 1 or args.src_len < 1 or args.steps < 1 or args.repeats < 1 or \
-            any(p < 1 or p > args.steps for p in positions):
-        ap.error("threads, src-len, steps, repeats must be >= 1 and positions within 1..steps")
+    if args.threads < 1 or args.src_len < 1 or args.gen_len < 1 or args.repeats < 1 or \
+            any(p < 1 or p > args.gen_len for p in positions):
+        ap.error("threads, src-len, gen-len, repeats must be >= 1 and positions within 1..gen-len")
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -225,36 +225,37 @@ def main():
         return 2
     load_s = time.perf_counter() - t0
     del weights
-    if args.steps > model.max_len or args.src_len > model.max_len:
-        ap.error(f"src-len and steps must be <= the model's max_len {model.max_len}")
+    if args.gen_len > model.max_len or args.src_len > model.max_len:
+        ap.error(f"src-len and gen-len must be <= the model's max_len {model.max_len}")
     vocab = model.embed.shape[0]
     src = torch.cat([torch.randint(4, vocab, (args.src_len - 1,)), torch.tensor([model.eos])])
     if args.check:  # on the fp32 model: dynamic int8 quantizes each call's rows differently
         with torch.inference_mode():
-            err = check_incremental(model, src, min(args.steps, 16))
+            err = check_incremental(model, src, min(args.gen_len, 16))
         print(f"check: max |incremental - full| logit difference {err:.2e}")
         if err > 1e-3:
             print("torch_decode_bench: incremental decoder disagrees with full recomputation", file=sys.stderr)
             return 1
-    if args.variant == "int8":
+    if args.precision == "int8":
         t0 = time.perf_counter()
         model = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
         load_s += time.perf_counter() - t0
 
     with torch.inference_mode():
-        greedy_timed(model, src, args.steps)  # warm-up
-        runs = [greedy_timed(model, src, args.steps) for _ in range(args.repeats)]
+        greedy_timed(model, src, args.gen_len)  # warm-up
+        runs = [greedy_timed(model, src, args.gen_len) for _ in range(args.repeats)]
 
     ms = 1e3
-    per_step = [statistics.median(r[1][i] for r in runs) * ms for i in range(args.steps)]
+    per_step = [statistics.median(r[1][i] for r in runs) * ms for i in range(args.gen_len)]
     result = {
         "engine": "pytorch",
         "torch": torch.__version__,
-        "variant": args.variant,
-        "qengine": torch.backends.quantized.engine if args.variant == "int8" else None,
+        "precision": args.precision,
+        "qengine": torch.backends.quantized.engine if args.precision == "int8" else None,
         "threads": args.threads,
         "src_len": args.src_len,
-        "steps": args.steps,
+        "beam": 1,
+        "gen_len": args.gen_len,
         "load_ms": load_s * ms,
         "encoder_ms": statistics.median(r[0] for r in runs) * ms,
         "first_token_ms": statistics.median(r[0] + r[1][0] for r in runs) * ms,
@@ -266,8 +267,8 @@ def main():
     }
     result["tokens_per_s"] = 1e3 / result["per_token_ms_median"]
     eng = f" ({result['qengine']})" if result["qengine"] else ""
-    print(f"pytorch {torch.__version__} {args.variant}{eng}, {args.threads} thread(s), source {args.src_len} "
-          f"tokens, {args.steps} steps, median of {args.repeats}")
+    print(f"pytorch {torch.__version__} {args.precision}{eng}, {args.threads} thread(s), source {args.src_len} "
+          f"tokens, {args.gen_len} generated, median of {args.repeats}")
     print(f"  encoder {result['encoder_ms']:.3f} ms, first token {result['first_token_ms']:.3f} ms, "
           f"per token {result['per_token_ms_median']:.3f} ms (p90 {result['per_token_ms_p90']:.3f}), "
           f"{result['tokens_per_s']:.0f} tokens/s, peak RSS {result['peak_rss_mb']:.1f} MB")

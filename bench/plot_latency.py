@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Plots per-token decoder latency against position from pmt-bench / torch_decode_bench JSON.
+
+Every record (a JSON object, or each object of a JSON array) with a "per_step_ms" list becomes
+one line, labelled "<engine> <precision>"; the y axis is logarithmic because the engines differ
+by an order of magnitude.
+
+  /usr/bin/python3 bench/plot_latency.py results.json -o latency.png --title "AMD EPYC, 1 thread"
+"""
+import argparse
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+STYLE = {  # (engine, precision) -> matplotlib line style
+    ("pocketmt", "int8"): dict(color="tab:blue", linestyle="-"),
+    ("pocketmt", "fp32"): dict(color="tab:blue", linestyle="--"),
+    ("pytorch", "int8"): dict(color="tab:red", linestyle="-"),
+    ("pytorch", "fp32"): dict(color="tab:red", linestyle="--"),
+}
+
+
+def records(paths):
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        for r in data if isinstance(data, list) else [data]:
+            if r.get("per_step_ms"):
+                yield r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("json", nargs="+", help="result files")
+    ap.add_argument("-o", "--output", required=True, help="PNG to write")
+    ap.add_argument("--title", default="Per-token decoder latency (batch 1, greedy)")
+    args = ap.parse_args()
+    try:
+        rows = list(records(args.json))
+    except (OSError, ValueError) as e:
+        print(f"plot_latency: {e}", file=sys.stderr)
+        return 2
+    if not rows:
+        print("plot_latency: no record with per_step_ms in the input", file=sys.stderr)
+        return 2
+
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
+    for r in rows:
+        steps = r["per_step_ms"]
+        label = f"{'PocketMT' if r['engine'] == 'pocketmt' else 'PyTorch'} {r['precision']}, " \
+                f"{r['threads']} thread{'s' if r['threads'] > 1 else ''}"
+        ax.plot(range(1, len(steps) + 1), steps, label=label, linewidth=1.5,
+                **STYLE.get((r["engine"], r["precision"]), {}))
+    ax.set_yscale("log")
+    plain = matplotlib.ticker.FormatStrFormatter("%g")  # 0.2, 2, 10 rather than 2x10^-1
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.set_xlabel("position (generated token)")
+    ax.set_ylabel("latency per token (ms, median)")
+    ax.set_title(args.title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(args.output)
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
