@@ -31,6 +31,8 @@
 
 namespace pmt {
 
+class ModelFile;
+
 // Error categories. The C API (pmt.h) uses the same numbers.
 enum class ErrorCode : int32_t {
   kOk = 0,
@@ -171,10 +173,11 @@ class Translator {
   Status encode(std::string_view text, std::vector<int32_t>* ids) const;
   Status decode(std::span<const int32_t> ids, std::string* text) const;
 
-  struct Impl;
-
  private:
+  struct Impl;
   explicit Translator(std::unique_ptr<Impl> impl);
+  static Status create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped,
+                       std::unique_ptr<Translator>* out);
   std::unique_ptr<Impl> impl_;
 };
 

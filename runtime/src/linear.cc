@@ -1,0 +1,121 @@
+#include "linear.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "kernels/quantize.h"
+
+namespace pmt::rt {
+namespace {
+
+// Setup and run can only fail on a programming error (no operator, zero rows): there is no way
+// to carry on, so say what broke and stop.
+void check(xnn_status status, const char* what) {
+  if (status == xnn_status_success) return;
+  std::fprintf(stderr, "pocketmt: internal error: %s failed (xnn_status %d)\n", what, static_cast<int>(status));
+  std::abort();
+}
+
+std::string xnn_error(xnn_status status, const TensorView& weight) {
+  return "XNNPACK refused " + std::string(weight.name) + " (xnn_status " +
+         std::to_string(static_cast<int>(status)) + ")";
+}
+
+}  // namespace
+
+Linear::~Linear() { destroy(); }
+
+Linear::Linear(Linear&& other) noexcept { *this = std::move(other); }
+
+Linear& Linear::operator=(Linear&& other) noexcept {
+  if (this != &other) {
+    destroy();
+    op_ = std::exchange(other.op_, nullptr);
+    in_ = other.in_;
+    out_ = other.out_;
+    quantized_ = other.quantized_;
+    input_quant_ = other.input_quant_;
+    output_quant_ = other.output_quant_;
+  }
+  return *this;
+}
+
+void Linear::destroy() {
+  if (op_ != nullptr) xnn_delete_operator(op_);
+  op_ = nullptr;
+}
+
+std::string Linear::create(const TensorView& weight, const float* bias, const Options& options) {
+  destroy();
+  out_ = static_cast<size_t>(weight.shape[0]);
+  in_ = static_cast<size_t>(weight.shape[1]);
+  quantized_ = weight.dtype == DType::I8;
+  xnn_status status;
+  if (!quantized_) {
+    const float lo = options.relu ? 0.f : -std::numeric_limits<float>::infinity();
+    status = xnn_create_convolution2d_nhwc_f32(
+        0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /*groups=*/1, in_, out_, in_, out_, weight.f32(), bias, lo,
+        std::numeric_limits<float>::infinity(), 0, &op_);
+    return status == xnn_status_success ? std::string() : xnn_error(status, weight);
+  }
+
+  input_quant_ = options.input_quant != nullptr ? *options.input_quant : *weight.input_quant;
+  output_quant_ = *weight.output_quant;
+  if (options.relu) {
+    // The calibrated output range includes the negative values ReLU removes: spend all 256
+    // levels on [0, max] instead, which halves the step of the stored activations.
+    const float hi = output_quant_.scale * static_cast<float>(127 - output_quant_.zero_point);
+    if (hi > 0.f && std::isnormal(hi / 255.f)) output_quant_ = {hi / 255.f, -128};
+  }
+
+  // XNNPACK wants every kernel scale positive and normal; a row whose stored scale is below the
+  // normal range holds (numerically) zero weights, so any normal scale gives the same products.
+  std::vector<float> scales(weight.scales, weight.scales + out_);
+  for (float& s : scales) s = std::max(s, FLT_MIN);
+  std::vector<int32_t> qbias(out_, 0);
+  if (bias != nullptr) {
+    for (size_t c = 0; c < out_; ++c) {
+      const double q = std::nearbyint(double{bias[c]} / (double{input_quant_.scale} * scales[c]));
+      constexpr double kMax = std::numeric_limits<int32_t>::max();
+      qbias[c] = static_cast<int32_t>(std::clamp(q, -kMax, kMax));
+    }
+  }
+  status = xnn_create_convolution2d_nhwc_qc8(
+      0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /*groups=*/1, in_, out_, in_, out_,
+      static_cast<int8_t>(input_quant_.zero_point), input_quant_.scale, scales.data(), weight.i8(),
+      qbias.data(), static_cast<int8_t>(output_quant_.zero_point), output_quant_.scale,
+      options.relu ? static_cast<int8_t>(output_quant_.zero_point) : int8_t{-128}, int8_t{127}, 0, &op_);
+  return status == xnn_status_success ? std::string() : xnn_error(status, weight);
+}
+
+void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
+  if (!quantized_) {
+    check(xnn_setup_convolution2d_nhwc_f32(op_, 1, 1, rows, x, y, pool), "setup f32 linear");
+    check(xnn_run_operator(op_, pool), "run f32 linear");
+    return;
+  }
+  quantize_input(rows, x, xq);
+  run_q(rows, xq, yq, pool);
+  dequantize_output(rows, yq, y);
+}
+
+void Linear::quantize_input(size_t rows, const float* x, int8_t* xq) const {
+  kernels::quantize_qs8(x, xq, rows * in_, input_quant_.scale, input_quant_.zero_point);
+}
+
+void Linear::dequantize_output(size_t rows, const int8_t* yq, float* y) const {
+  kernels::dequantize_qs8(yq, y, rows * out_, output_quant_.scale, output_quant_.zero_point);
+}
+
+void Linear::run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
+  check(xnn_setup_convolution2d_nhwc_qc8(op_, 1, 1, rows, xq, yq, pool), "setup int8 linear");
+  check(xnn_run_operator(op_, pool), "run int8 linear");
+}
+
+}  // namespace pmt::rt

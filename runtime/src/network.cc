@@ -1,0 +1,284 @@
+#include "network.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/attention.h"
+#include "kernels/embedding.h"
+#include "kernels/layer_norm.h"
+#include "kernels/quantize.h"
+#include "kernels/simd.h"
+#include "kernels/top_k.h"
+#include "mapped_pages.h"
+
+namespace pmt::rt {
+namespace {
+
+// x <- x + y over n floats: the pre-LN residual connection.
+void add_in_place(float* __restrict x, const float* __restrict y, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+}  // namespace
+
+std::string Network::create_linear(const std::string& weight, const std::string& bias,
+                                   const Linear::Options& options, Linear* out) {
+  const TensorView* w = file_->find(weight);
+  if (w == nullptr) return "model file lacks " + weight;
+  const TensorView* b = nullptr;
+  if (!bias.empty() && (b = file_->find(bias)) == nullptr) return "model file lacks " + bias;
+  std::string e = out->create(*w, b != nullptr ? b->f32() : nullptr, options);
+  if (e.empty() && release_weights_) release_mapped_pages(w->data, w->bytes);
+  return e;
+}
+
+std::string Network::create_attention(const std::string& prefix, Linear* in_proj, Linear* out_proj) {
+  std::string e = create_linear(prefix + ".in_proj_weight", prefix + ".in_proj_bias", {}, in_proj);
+  if (e.empty()) e = create_linear(prefix + ".out_proj.weight", prefix + ".out_proj.bias", {}, out_proj);
+  return e;
+}
+
+std::string Network::create_ffn(const std::string& prefix, FeedForward* out) {
+  std::string e = create_linear(prefix + ".linear1.weight", prefix + ".linear1.bias", {.relu = true}, &out->linear1);
+  if (!e.empty()) return e;
+  // With both layers in int8, linear2 reads linear1's int8 output as is (see feed_forward):
+  // the same tensor, so it must be quantized the way linear1 left it.
+  const TensorView* w2 = file_->find(prefix + ".linear2.weight");
+  Linear::Options options;
+  if (out->linear1.quantized() && w2 != nullptr && w2->dtype == DType::I8)
+    options.input_quant = &out->linear1.output_quant();
+  return create_linear(prefix + ".linear2.weight", prefix + ".linear2.bias", options, &out->linear2);
+}
+
+std::string Network::find_norm(const std::string& name, Norm* out) const {
+  const TensorView* g = file_->find(name + ".weight");
+  const TensorView* b = file_->find(name + ".bias");
+  if (g == nullptr || b == nullptr) return "model file lacks " + name;
+  *out = {g->f32(), b->f32()};
+  return {};
+}
+
+std::string Network::create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
+                            bool release_weights) {
+  file_ = &file;
+  release_weights_ = release_weights;
+  pool_ = pool;
+  config_ = file.config();
+  limits_ = limits;
+  embed_ = file.find("embed.weight");
+  if (embed_ == nullptr) return "model file lacks embed.weight";
+  if (std::string e = output_.create(*embed_, nullptr, {}); !e.empty()) return e;
+  // int8 logits pass through one static output scale: a step of about 1/250 of their range,
+  // enough to find the candidates but too coarse to rank close ones. So the best candidates of
+  // each row are recomputed exactly (float activations against the int8 rows). Beam search
+  // looks at 2 * beam candidates per hypothesis: twice that, and at least 32.
+  refine_count_ = output_.quantized()
+                      ? std::min<size_t>(config_.vocab_size, std::max<size_t>(32, 4 * limits.max_beam))
+                      : 0;
+
+  std::string e;
+  encoder_.resize(config_.n_enc_layers);
+  for (int i = 0; i < config_.n_enc_layers && e.empty(); ++i) {
+    const std::string p = "encoder.layers." + std::to_string(i);
+    EncoderLayer& l = encoder_[i];
+    e = create_attention(p + ".self_attn", &l.in_proj, &l.out_proj);
+    if (e.empty()) e = create_ffn(p, &l.ffn);
+    if (e.empty()) e = find_norm(p + ".norm1", &l.norm1);
+    if (e.empty()) e = find_norm(p + ".norm2", &l.norm2);
+  }
+  decoder_.resize(config_.n_dec_layers);
+  for (int i = 0; i < config_.n_dec_layers && e.empty(); ++i) {
+    const std::string p = "decoder.layers." + std::to_string(i);
+    const std::string x = p + ".multihead_attn";
+    DecoderLayer& l = decoder_[i];
+    e = create_attention(p + ".self_attn", &l.in_proj, &l.out_proj);
+    if (e.empty()) e = create_linear(x + ".q_proj.weight", x + ".q_proj.bias", {}, &l.q_proj);
+    if (e.empty()) e = create_linear(x + ".kv_proj.weight", x + ".kv_proj.bias", {}, &l.kv_proj);
+    if (e.empty()) e = create_linear(x + ".out_proj.weight", x + ".out_proj.bias", {}, &l.cross_out);
+    if (e.empty()) e = create_ffn(p, &l.ffn);
+    if (e.empty()) e = find_norm(p + ".norm1", &l.norm1);
+    if (e.empty()) e = find_norm(p + ".norm2", &l.norm2);
+    if (e.empty()) e = find_norm(p + ".norm3", &l.norm3);
+  }
+  if (e.empty() && config_.pre_ln) e = find_norm("encoder.norm", &encoder_norm_);
+  if (e.empty() && config_.pre_ln) e = find_norm("decoder.norm", &decoder_norm_);
+  return e;
+}
+
+void Network::bind(ArenaLayout& arena) {
+  const size_t D = config_.d_model, F = config_.d_ff, V = config_.vocab_size;
+  const size_t src_rows = static_cast<size_t>(limits_.max_batch) * limits_.max_src_len;
+  const size_t max_len = std::max(limits_.max_src_len, limits_.max_tgt_len);
+  max_rows_ = std::max(src_rows, slots());
+  x_ = arena.take<float>(max_rows_ * D);
+  normed_ = arena.take<float>(max_rows_ * D);
+  qkv_ = arena.take<float>(max_rows_ * 3 * D);
+  attn_ = arena.take<float>(max_rows_ * D);
+  proj_ = arena.take<float>(max_rows_ * D);
+  hidden_ = arena.take<float>(max_rows_ * F);
+  logits_ = arena.take<float>(slots() * V);
+  xq_ = arena.take<int8_t>(max_rows_ * std::max(D, F));
+  yq_ = arena.take<int8_t>(std::max(max_rows_ * std::max(3 * D, F), slots() * V));
+  hq_ = arena.take<int8_t>(max_rows_ * F);
+  pos_table_ = arena.take<float>(max_len * D);
+  attn_scratch_len_ = max_len;
+  attn_scratch_ = arena.take<float>(pool_->threads() * attn_scratch_len_);
+  refine_row_ = arena.take<float>(D);
+  refine_val_ = arena.take<float>(refine_count_);
+  refine_idx_ = arena.take<int32_t>(refine_count_);
+  src_offset_ = arena.take<int32_t>(limits_.max_batch);
+  src_len_ = arena.take<int32_t>(limits_.max_batch);
+  for (DecoderLayer& l : decoder_) {
+    l.self_kv = arena.take<float>(slots() * limits_.max_tgt_len * 2 * D);
+    l.cross_kv = arena.take<float>(src_rows * 2 * D);
+  }
+  if (pos_table_ != nullptr) kernels::sinusoid_table(pos_table_, max_len, D);
+}
+
+void Network::embed(const int32_t* ids, size_t n, size_t pos0, float* y) const {
+  const size_t D = config_.d_model;
+  if (embed_->dtype == DType::I8)
+    kernels::embed_qc8(embed_->i8(), embed_->scales, ids, n, D, pos_table_, pos0, y);
+  else
+    kernels::embed_f32(embed_->f32(), ids, n, D, pos_table_, pos0, y);
+}
+
+void Network::linear(const Linear& op, size_t rows, const float* x, float* y) {
+  op.run(rows, x, y, xq_, yq_, pool_->get());
+}
+
+void Network::feed_forward(const FeedForward& ffn, size_t rows, const float* x, float* y) {
+  if (ffn.linear1.quantized() && ffn.linear2.quantized()) {
+    ffn.linear1.quantize_input(rows, x, xq_);
+    ffn.linear1.run_q(rows, xq_, hq_, pool_->get());
+    ffn.linear2.run_q(rows, hq_, yq_, pool_->get());
+    ffn.linear2.dequantize_output(rows, yq_, y);
+    return;
+  }
+  linear(ffn.linear1, rows, x, hidden_);
+  linear(ffn.linear2, rows, hidden_, y);
+}
+
+void Network::layer_norm(const Norm& norm, size_t rows, const float* x, const float* residual, float* y) const {
+  kernels::add_layer_norm(x, residual, norm.gamma, norm.beta, y, rows, config_.d_model, config_.ln_eps);
+}
+
+template <class F>
+void Network::residual(const Norm& norm, size_t rows, F&& f) {
+  const size_t D = config_.d_model;
+  if (config_.pre_ln) {
+    layer_norm(norm, rows, x_, nullptr, normed_);
+    f(normed_, proj_);
+    add_in_place(x_, proj_, rows * D);
+  } else {
+    f(x_, proj_);
+    layer_norm(norm, rows, proj_, x_, x_);
+  }
+}
+
+void Network::encode(std::span<const std::span<const int32_t>> sources) {
+  const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
+  const size_t count = sources.size();
+  size_t rows = 0;
+  for (size_t b = 0; b < count; ++b) {
+    src_offset_[b] = static_cast<int32_t>(rows);
+    src_len_[b] = static_cast<int32_t>(sources[b].size());
+    embed(sources[b].data(), sources[b].size(), 0, x_ + rows * D);
+    rows += sources[b].size();
+  }
+
+  // Attention over a chunk of query rows, per sentence with its own keys.
+  auto attend = [&](size_t chunk, size_t begin, size_t end) {
+    float* scratch = attn_scratch_ + chunk * attn_scratch_len_;
+    for (size_t b = 0; b < count; ++b) {
+      const size_t off = src_offset_[b], len = src_len_[b];
+      const size_t lo = std::max(begin, off), hi = std::min(end, off + len);
+      if (lo >= hi) continue;
+      const float* sentence = qkv_ + off * 3 * D;
+      kernels::attention(qkv_ + lo * 3 * D, 3 * D, sentence + D, sentence + 2 * D, 3 * D, attn_ + lo * D, D,
+                         hi - lo, len, H, dh, false, 0, scratch);
+    }
+  };
+  for (const EncoderLayer& l : encoder_) {
+    residual(l.norm1, rows, [&](const float* in, float* out) {
+      linear(l.in_proj, rows, in, qkv_);
+      pool_->for_chunks(rows, attend);
+      linear(l.out_proj, rows, attn_, out);
+    });
+    residual(l.norm2, rows, [&](const float* in, float* out) { feed_forward(l.ffn, rows, in, out); });
+  }
+  const float* memory = x_;
+  if (config_.pre_ln) {
+    layer_norm(encoder_norm_, rows, x_, nullptr, normed_);
+    memory = normed_;
+  }
+  for (DecoderLayer& l : decoder_) linear(l.kv_proj, rows, memory, l.cross_kv);
+}
+
+void Network::decode(size_t pos, size_t rows, const int32_t* tokens, const int32_t* slots,
+                     const int32_t* sentences) {
+  const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
+  const size_t slot_stride = static_cast<size_t>(limits_.max_tgt_len) * 2 * D;
+  for (size_t r = 0; r < rows; ++r) embed(tokens + r, 1, pos, x_ + r * D);
+
+  for (DecoderLayer& l : decoder_) {
+    residual(l.norm1, rows, [&](const float* in, float* out) {
+      linear(l.in_proj, rows, in, qkv_);
+      auto attend = [&](size_t chunk, size_t begin, size_t end) {
+        float* scratch = attn_scratch_ + chunk * attn_scratch_len_;
+        for (size_t r = begin; r < end; ++r) {
+          float* cache = l.self_kv + slots[r] * slot_stride;
+          std::memcpy(cache + pos * 2 * D, qkv_ + r * 3 * D + D, 2 * D * sizeof(float));
+          kernels::attention(qkv_ + r * 3 * D, 3 * D, cache, cache + D, 2 * D, attn_ + r * D, D, 1, pos + 1, H,
+                             dh, false, 0, scratch);
+        }
+      };
+      pool_->for_chunks(rows, attend);
+      linear(l.out_proj, rows, attn_, out);
+    });
+    residual(l.norm2, rows, [&](const float* in, float* out) {
+      linear(l.q_proj, rows, in, qkv_);
+      auto attend = [&](size_t chunk, size_t begin, size_t end) {
+        float* scratch = attn_scratch_ + chunk * attn_scratch_len_;
+        for (size_t r = begin; r < end; ++r) {
+          const size_t b = sentences[r];
+          const float* memory = l.cross_kv + src_offset_[b] * 2 * D;
+          kernels::attention(qkv_ + r * D, D, memory, memory + D, 2 * D, attn_ + r * D, D, 1, src_len_[b], H, dh,
+                             false, 0, scratch);
+        }
+      };
+      pool_->for_chunks(rows, attend);
+      linear(l.cross_out, rows, attn_, out);
+    });
+    residual(l.norm3, rows, [&](const float* in, float* out) { feed_forward(l.ffn, rows, in, out); });
+  }
+  const float* h = x_;
+  if (config_.pre_ln) {
+    layer_norm(decoder_norm_, rows, x_, nullptr, normed_);
+    h = normed_;
+  }
+  linear(output_, rows, h, logits_);
+  if (refine_count_ > 0) refine_logits(rows, h);
+}
+
+void Network::refine_logits(size_t rows, const float* h) {
+  const size_t D = config_.d_model, V = config_.vocab_size;
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = logits_ + r * V;
+    kernels::top_k(row, V, refine_count_, refine_idx_, refine_val_);
+    for (size_t i = 0; i < refine_count_; ++i) {
+      const size_t v = refine_idx_[i];
+      kernels::dequantize_row_qc8(embed_->i8() + v * D, embed_->scales[v], refine_row_, D);
+      row[v] = kernels::simd::dot(refine_row_, h + r * D, D);
+    }
+  }
+}
+
+void Network::copy_cache(size_t from, size_t to, size_t len) {
+  const size_t D = config_.d_model;
+  const size_t slot_stride = static_cast<size_t>(limits_.max_tgt_len) * 2 * D;
+  for (DecoderLayer& l : decoder_)
+    std::memcpy(l.self_kv + to * slot_stride, l.self_kv + from * slot_stride, len * 2 * D * sizeof(float));
+}
+
+}  // namespace pmt::rt

@@ -1,0 +1,122 @@
+// The encoder-decoder Transformer of a model file on XNNPACK operators: an encoder pass over a
+// batch of sources and an incremental decoder step with key/value caches. Every buffer comes
+// from the Translator's arena; after create() and bind() nothing is allocated.
+//
+// Layouts (floats, row-major, D = d_model):
+// - The encoder packs the sentences of a batch back to back, without padding: sentence b
+//   occupies rows [offset_b, offset_b + len_b), and attention runs per sentence over its own
+//   len_b keys, which equals a padded batch with a key padding mask.
+// - Cross-attention keys/values, per decoder layer [max_batch * max_src_len, 2D] (K | V), are
+//   computed once per sentence at the end of encode().
+// - Self-attention keys/values, per decoder layer [slots][max_tgt_len][2D], slot = one
+//   hypothesis (max_batch * max_beam slots); position p of a slot holds K|V of the token fed at
+//   step p.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arena.h"
+#include "linear.h"
+#include "pocketmt/model_file.h"
+#include "thread_pool.h"
+
+namespace pmt::rt {
+
+struct NetworkLimits {
+  int32_t max_batch = 0;
+  int32_t max_src_len = 0;  // tokens incl. EOS
+  int32_t max_tgt_len = 0;  // decoder steps (positions) per hypothesis
+  int32_t max_beam = 0;
+};
+
+class Network {
+ public:
+  // Creates every operator from `file`, which must outlive the Network. With release_weights
+  // (only for a file that ModelFile::open mapped), each weight's pages are given back once
+  // XNNPACK has packed it. Empty string or error.
+  std::string create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
+                     bool release_weights);
+  // Carves this network's buffers; run once to measure and once on the real arena, then the
+  // tables are filled (positional encodings).
+  void bind(ArenaLayout& arena);
+
+  const ModelConfig& config() const { return config_; }
+  const NetworkLimits& limits() const { return limits_; }
+  size_t slots() const { return static_cast<size_t>(limits_.max_batch) * limits_.max_beam; }
+
+  // Encodes sources[b] (ids with the final EOS, 1 <= size <= max_src_len, count <= max_batch)
+  // and stores their cross-attention keys/values; sentence b is then addressed as b.
+  void encode(std::span<const std::span<const int32_t>> sources);
+  // One decoder step at position `pos` for `rows` hypotheses (rows <= slots()): row r feeds
+  // tokens[r], appends to and attends over the self-attention cache of slot slots[r]
+  // (positions 0..pos), and attends to the encoded sentence sentences[r]. Leaves the logits of
+  // every row in logits() [rows, vocab_size].
+  void decode(size_t pos, size_t rows, const int32_t* tokens, const int32_t* slots,
+              const int32_t* sentences);
+  float* logits() { return logits_; }
+  // Copies positions [0, len) of every layer's self-attention cache from slot `from` to `to`.
+  void copy_cache(size_t from, size_t to, size_t len);
+
+ private:
+  struct Norm { const float* gamma = nullptr; const float* beta = nullptr; };
+  struct FeedForward { Linear linear1, linear2; };
+  struct EncoderLayer {
+    Linear in_proj, out_proj;  // self-attention: fused QKV [3D, D]
+    Norm norm1, norm2;
+    FeedForward ffn;
+  };
+  struct DecoderLayer {
+    Linear in_proj, out_proj;          // causal self-attention
+    Linear q_proj, kv_proj, cross_out;  // cross-attention
+    Norm norm1, norm2, norm3;
+    FeedForward ffn;
+    float* self_kv = nullptr;   // [slots][max_tgt_len][2D]
+    float* cross_kv = nullptr;  // [max_batch * max_src_len][2D]
+  };
+
+  std::string create_linear(const std::string& weight, const std::string& bias,
+                            const Linear::Options& options, Linear* out);
+  std::string create_attention(const std::string& prefix, Linear* in_proj, Linear* out_proj);
+  std::string create_ffn(const std::string& prefix, FeedForward* out);
+  std::string find_norm(const std::string& name, Norm* out) const;
+
+  void embed(const int32_t* ids, size_t n, size_t pos0, float* y) const;
+  void linear(const Linear& op, size_t rows, const float* x, float* y);
+  void feed_forward(const FeedForward& ffn, size_t rows, const float* x, float* y);
+  // y = LN(x + residual) (residual may be null).
+  void layer_norm(const Norm& norm, size_t rows, const float* x, const float* residual, float* y) const;
+  // x_ <- the residual block around sublayer f(in, out) over [rows, D]: post-LN x = LN(x + f(x)),
+  // pre-LN x = x + f(LN(x)).
+  template <class F>
+  void residual(const Norm& norm, size_t rows, F&& f);
+  // Replaces the coarse int8 logits of each row's best candidates by exact dot products of the
+  // float decoder states h [rows, D] with the int8 embedding rows.
+  void refine_logits(size_t rows, const float* h);
+
+  const ModelFile* file_ = nullptr;
+  bool release_weights_ = false;
+  const ThreadPool* pool_ = nullptr;
+  ModelConfig config_;
+  NetworkLimits limits_;
+  const TensorView* embed_ = nullptr;
+  Linear output_;  // logits = h E^T
+  std::vector<EncoderLayer> encoder_;
+  std::vector<DecoderLayer> decoder_;
+  Norm encoder_norm_, decoder_norm_;  // pre-LN only
+  size_t refine_count_ = 0;           // int8 logits recomputed exactly per row
+
+  // Arena buffers. Encoder and decoder never run at once, so they share the working rows.
+  size_t max_rows_ = 0;  // max(max_batch * max_src_len, slots())
+  float *x_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *attn_ = nullptr, *proj_ = nullptr,
+        *hidden_ = nullptr, *logits_ = nullptr, *pos_table_ = nullptr, *attn_scratch_ = nullptr,
+        *refine_row_ = nullptr, *refine_val_ = nullptr;
+  int8_t *xq_ = nullptr, *yq_ = nullptr, *hq_ = nullptr;
+  int32_t *src_offset_ = nullptr, *src_len_ = nullptr, *refine_idx_ = nullptr;
+  size_t attn_scratch_len_ = 0;
+};
+
+}  // namespace pmt::rt

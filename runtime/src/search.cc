@@ -1,0 +1,276 @@
+#include "search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/softmax.h"
+#include "kernels/top_k.h"
+
+namespace pmt::rt {
+namespace {
+
+// Wu et al. 2016: score = log_prob / ((5 + n) / 6)^alpha.
+float normalized(float log_prob, size_t n, float alpha) {
+  return log_prob / std::pow((5.f + static_cast<float>(n)) / 6.f, alpha);
+}
+
+// Best first; equal log-probabilities keep their (parent, rank) order, so the search is
+// deterministic. Insertion sort: at most 2 * beam^2 entries, and std::stable_sort may allocate.
+void sort_candidates(Search::Candidate* c, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    const Search::Candidate x = c[i];
+    size_t j = i;
+    for (; j > 0 && c[j - 1].log_prob < x.log_prob; --j) c[j] = c[j - 1];
+    c[j] = x;
+  }
+}
+
+}  // namespace
+
+void Search::bind(ArenaLayout& arena) {
+  const NetworkLimits& lim = net_->limits();
+  max_tgt_ = lim.max_tgt_len;
+  max_beam_ = lim.max_beam;
+  const size_t batch = lim.max_batch, slots = net_->slots();
+  tokens_ = arena.take<int32_t>(slots);
+  slots_ = arena.take<int32_t>(slots);
+  sentences_ = arena.take<int32_t>(slots);
+  history_ = arena.take<int32_t>(slots * max_tgt_);
+  slot_log_prob_ = arena.take<float>(slots);
+  live_ = arena.take<int32_t>(slots);
+  n_live_ = arena.take<int32_t>(batch);
+  n_finished_ = arena.take<int32_t>(batch);
+  emitted_ = arena.take<int32_t>(batch);
+  done_ = arena.take<bool>(batch);
+  finished_ = arena.take<Finished>(slots);
+  int32_t* finished_tokens = arena.take<int32_t>(slots * max_tgt_);
+  candidates_ = arena.take<Candidate>(max_beam_ * 2 * max_beam_);
+  top_idx_ = arena.take<int32_t>(2 * max_beam_);
+  top_val_ = arena.take<float>(2 * max_beam_);
+  free_slots_ = arena.take<int32_t>(max_beam_);
+  slot_kept_ = arena.take<bool>(max_beam_);
+  if (finished_ != nullptr)
+    for (size_t i = 0; i < slots; ++i) finished_[i].tokens = finished_tokens + i * max_tgt_;
+}
+
+void Search::greedy(size_t count, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out) {
+  const ModelConfig& c = net_->config();
+  const size_t V = c.vocab_size;
+  for (size_t b = 0; b < count; ++b) {
+    done_[b] = false;
+    out[b] = {history(b * max_beam_), 0, 0.f, 0.f, false};
+  }
+  for (size_t pos = 0;; ++pos) {
+    size_t rows = 0;
+    for (size_t b = 0; b < count; ++b) {
+      if (done_[b]) continue;
+      const size_t slot = b * max_beam_;
+      tokens_[rows] = pos == 0 ? c.bos_id : history(slot)[pos - 1];
+      slots_[rows] = static_cast<int32_t>(slot);
+      sentences_[rows] = static_cast<int32_t>(b);
+      ++rows;
+    }
+    if (rows == 0) return;
+    net_->decode(pos, rows, tokens_, slots_, sentences_);
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t b = sentences_[r];
+      float* row = net_->logits() + r * V;
+      kernels::log_softmax(row, row, V);
+      const int32_t token = static_cast<int32_t>(kernels::argmax(row, V));
+      Hypothesis& h = out[b];
+      h.log_prob += row[token];
+      if (token == c.eos_id) {
+        h.complete = true;
+      } else {
+        history(slots_[r])[pos] = token;
+        h.length = static_cast<int32_t>(pos + 1);
+        sink(b, pos, token);
+      }
+      if (h.complete || static_cast<int32_t>(pos + 1) == max_len[b]) {
+        done_[b] = true;
+        h.score = normalized(h.log_prob, h.length + (h.complete ? 1 : 0), alpha);
+      }
+    }
+  }
+}
+
+void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out) {
+  const ModelConfig& c = net_->config();
+  const size_t V = c.vocab_size;
+  const size_t per_hyp = std::min(2 * k, V);
+  for (size_t b = 0; b < count; ++b) {
+    done_[b] = false;
+    n_live_[b] = 1;
+    live_[b * max_beam_] = static_cast<int32_t>(b * max_beam_);
+    slot_log_prob_[b * max_beam_] = 0.f;
+    n_finished_[b] = 0;
+    emitted_[b] = 0;
+  }
+  for (size_t pos = 0;; ++pos) {
+    size_t rows = 0;
+    for (size_t b = 0; b < count; ++b) {
+      if (done_[b]) continue;
+      for (int32_t j = 0; j < n_live_[b]; ++j) {
+        const int32_t slot = live_[b * max_beam_ + j];
+        tokens_[rows] = pos == 0 ? c.bos_id : history(slot)[pos - 1];
+        slots_[rows] = slot;
+        sentences_[rows] = static_cast<int32_t>(b);
+        ++rows;
+      }
+    }
+    if (rows == 0) return;
+    net_->decode(pos, rows, tokens_, slots_, sentences_);
+
+    size_t r = 0;
+    for (size_t b = 0; b < count; ++b) {
+      if (done_[b]) continue;
+      // Every live hypothesis proposes its best extensions; rank them all.
+      size_t m = 0;
+      for (int32_t j = 0; j < n_live_[b]; ++j, ++r) {
+        float* row = net_->logits() + r * V;
+        kernels::log_softmax(row, row, V);
+        kernels::top_k(row, V, per_hyp, top_idx_, top_val_);
+        const float base = slot_log_prob_[slots_[r]];
+        for (size_t i = 0; i < per_hyp; ++i) candidates_[m++] = {base + top_val_[i], top_idx_[i], j, -1};
+      }
+      sort_candidates(candidates_, m);
+      size_t n_new = 0;
+      for (size_t i = 0; i < m && n_new < k; ++i) {
+        const Candidate cand = candidates_[i];
+        if (cand.token == c.eos_id) {
+          if (i < k) finish(b, k, cand, pos, alpha);
+          continue;
+        }
+        candidates_[n_new++] = cand;
+      }
+      if (n_finished_[b] < static_cast<int32_t>(k) && static_cast<int32_t>(pos + 1) == max_len[b]) {
+        for (size_t i = 0; i < n_new; ++i) finish(b, k, candidates_[i], pos, alpha);
+        n_new = 0;
+      }
+      if (n_finished_[b] >= static_cast<int32_t>(k) || n_new == 0) {
+        done_[b] = true;
+        write_best(b, sink, out);
+        continue;
+      }
+      advance(b, n_new, pos);
+      stream(b, pos, sink);
+    }
+  }
+}
+
+void Search::finish(size_t b, size_t k, const Candidate& cand, size_t pos, float alpha) {
+  const int32_t parent = live_[b * max_beam_ + cand.parent];
+  const bool complete = cand.token == net_->config().eos_id;
+  const size_t length = complete ? pos : pos + 1;
+  const float score = normalized(cand.log_prob, pos + 1, alpha);
+  Finished* list = finished_ + b * max_beam_;
+  Finished* f;
+  if (n_finished_[b] < static_cast<int32_t>(k)) {
+    f = list + n_finished_[b]++;
+  } else {
+    f = std::min_element(list, list + k, [](const Finished& x, const Finished& y) { return x.score < y.score; });
+    if (!(score > f->score)) return;
+  }
+  std::memcpy(f->tokens, history(parent), pos * sizeof(int32_t));
+  if (!complete) f->tokens[pos] = cand.token;
+  f->length = static_cast<int32_t>(length);
+  f->log_prob = cand.log_prob;
+  f->score = score;
+  f->complete = complete;
+}
+
+void Search::advance(size_t b, size_t n, size_t pos) {
+  const size_t base = b * max_beam_;
+  const int32_t* live = live_ + base;
+  std::fill_n(slot_kept_, max_beam_, false);
+  for (size_t i = 0; i < n; ++i) {
+    Candidate& cand = candidates_[i];
+    const int32_t parent_slot = live[cand.parent];
+    bool& kept = slot_kept_[parent_slot - base];
+    cand.slot = kept ? -1 : parent_slot;
+    kept = true;
+  }
+  size_t n_free = 0;
+  for (size_t j = 0; j < max_beam_; ++j)
+    if (!slot_kept_[j]) free_slots_[n_free++] = static_cast<int32_t>(base + j);
+  // Further children of a parent copy its cache and history into a slot no child kept. Kept
+  // slots are only read here, so the order of the copies does not matter.
+  size_t next_free = 0;
+  for (size_t i = 0; i < n; ++i) {
+    Candidate& cand = candidates_[i];
+    if (cand.slot >= 0) continue;
+    const int32_t parent_slot = live[cand.parent];
+    cand.slot = free_slots_[next_free++];
+    net_->copy_cache(parent_slot, cand.slot, pos + 1);
+    std::memcpy(history(cand.slot), history(parent_slot), pos * sizeof(int32_t));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const Candidate& cand = candidates_[i];
+    history(cand.slot)[pos] = cand.token;
+    slot_log_prob_[cand.slot] = cand.log_prob;
+    live_[base + i] = cand.slot;
+  }
+  n_live_[b] = static_cast<int32_t>(n);
+}
+
+void Search::stream(size_t b, size_t pos, TokenSink sink) {
+  if (sink.fn == nullptr) return;
+  const size_t base = b * max_beam_;
+  const int32_t* first = history(live_[base]);
+  size_t common = pos + 1;
+  for (int32_t j = 1; j < n_live_[b]; ++j) {
+    const int32_t* h = history(live_[base + j]);
+    size_t i = 0;
+    while (i < common && h[i] == first[i]) ++i;
+    common = i;
+  }
+  for (int32_t f = 0; f < n_finished_[b]; ++f) {
+    const Finished& fin = finished_[base + f];
+    size_t i = 0;
+    while (i < common && i < static_cast<size_t>(fin.length) && fin.tokens[i] == first[i]) ++i;
+    common = i;
+  }
+  for (size_t i = emitted_[b]; i < common; ++i) sink(b, i, first[i]);
+  emitted_[b] = static_cast<int32_t>(std::max<size_t>(common, emitted_[b]));
+}
+
+void Search::write_best(size_t b, TokenSink sink, Hypothesis* out) {
+  const Finished* list = finished_ + b * max_beam_;
+  const Finished* best =
+      std::max_element(list, list + n_finished_[b], [](const Finished& x, const Finished& y) { return x.score < y.score; });
+  out[b] = {best->tokens, best->length, best->log_prob, best->score, best->complete};
+  for (int32_t i = emitted_[b]; i < best->length; ++i) sink(b, i, best->tokens[i]);
+}
+
+void Search::score(std::span<const std::span<const int32_t>> targets, LogitsSink sink, float* log_probs) {
+  const ModelConfig& c = net_->config();
+  const size_t V = c.vocab_size, count = targets.size();
+  for (size_t b = 0; b < count; ++b) {
+    done_[b] = false;
+    log_probs[b] = 0.f;
+  }
+  for (size_t pos = 0;; ++pos) {
+    size_t rows = 0;
+    for (size_t b = 0; b < count; ++b) {
+      if (done_[b]) continue;
+      tokens_[rows] = pos == 0 ? c.bos_id : targets[b][pos - 1];
+      slots_[rows] = static_cast<int32_t>(b * max_beam_);
+      sentences_[rows] = static_cast<int32_t>(b);
+      ++rows;
+    }
+    if (rows == 0) return;
+    net_->decode(pos, rows, tokens_, slots_, sentences_);
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t b = sentences_[r];
+      float* row = net_->logits() + r * V;
+      if (sink.fn != nullptr) sink.fn(sink.context, b, pos, row);
+      kernels::log_softmax(row, row, V);
+      const bool last = pos == targets[b].size();
+      log_probs[b] += row[last ? c.eos_id : targets[b][pos]];
+      done_[b] = last;
+    }
+  }
+}
+
+}  // namespace pmt::rt

@@ -1,0 +1,104 @@
+// Greedy search, beam search and teacher-forced scoring over a Network, for a batch of encoded
+// sentences decoded in lockstep (one decoder step for every unfinished hypothesis at once).
+// State lives in the arena; nothing is allocated.
+//
+// Beam search (as in fairseq and Wu et al. 2016): every step, each live hypothesis proposes its
+// 2k best next tokens; the 2k best extensions of the sentence are ranked by log-probability; an
+// extension ending in EOS among the first k is finished, scored log_prob / ((5 + n) / 6)^alpha
+// with n its scored tokens; the first k others stay live. A sentence is done when it has k
+// finished hypotheses or reaches its length limit (its live hypotheses then finish without
+// EOS); the best score wins. Keys/values follow their hypothesis without a full reorder: a
+// parent's first child keeps the parent's cache slot, only further children copy it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "arena.h"
+#include "network.h"
+
+namespace pmt::rt {
+
+// The best hypothesis of one sentence. tokens point into the Search's arena memory.
+struct Hypothesis {
+  const int32_t* tokens = nullptr;  // without BOS and EOS
+  int32_t length = 0;
+  float log_prob = 0.f;
+  float score = 0.f;
+  bool complete = false;  // ended with EOS
+};
+
+// Receives each output token of sentence `b` once final, in order (see translator.h TokenEvent).
+struct TokenSink {
+  void (*fn)(void* context, size_t b, size_t position, int32_t token) = nullptr;
+  void* context = nullptr;
+  void operator()(size_t b, size_t position, int32_t token) const {
+    if (fn != nullptr) fn(context, b, position, token);
+  }
+};
+
+// Receives the raw logits of teacher-forced step `step` of sentence `b`.
+struct LogitsSink {
+  void (*fn)(void* context, size_t b, size_t step, const float* logits) = nullptr;
+  void* context = nullptr;
+};
+
+class Search {
+ public:
+  explicit Search(Network* network) : net_(network) {}
+  void bind(ArenaLayout& arena);
+
+  // The sentences were encoded by network->encode() (sentence b = index b). max_len[b]: most
+  // output tokens of sentence b, EOS included, <= max_tgt_len. Results in out[b].
+  void greedy(size_t count, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out);
+  void beam(size_t count, size_t k, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out);
+  // log_probs[b] = log P(targets[b] + EOS | source b), feeding BOS + targets[b].
+  void score(std::span<const std::span<const int32_t>> targets, LogitsSink sink, float* log_probs);
+
+  // One extension of a live hypothesis.
+  struct Candidate {
+    float log_prob;
+    int32_t token;
+    int32_t parent;  // index in the sentence's live list
+    int32_t slot;    // cache slot given to the extension
+  };
+
+ private:
+  struct Finished {
+    int32_t* tokens;  // max_tgt_len entries
+    int32_t length;
+    float log_prob, score;
+    bool complete;
+  };
+
+  int32_t* history(size_t slot) const { return history_ + slot * max_tgt_; }
+  // Adds one finished hypothesis of sentence b (parent's tokens, then `token` unless it is EOS),
+  // replacing the worst when k are already kept.
+  void finish(size_t b, size_t k, const Candidate& c, size_t pos, float alpha);
+  // Moves the chosen extensions of sentence b into cache slots and histories (see file comment).
+  void advance(size_t b, size_t n, size_t pos);
+  // Emits the tokens every kept hypothesis of sentence b agrees on.
+  void stream(size_t b, size_t pos, TokenSink sink);
+  void write_best(size_t b, TokenSink sink, Hypothesis* out);
+
+  Network* net_;
+  size_t max_tgt_ = 0, max_beam_ = 0;
+  // Step inputs, one per decoder row.
+  int32_t *tokens_ = nullptr, *slots_ = nullptr, *sentences_ = nullptr;
+  // Per slot: the tokens so far and their log-probability.
+  int32_t* history_ = nullptr;
+  float* slot_log_prob_ = nullptr;
+  // Per sentence: live slots [max_beam], count, finished hypotheses [max_beam], state.
+  int32_t *live_ = nullptr, *n_live_ = nullptr, *n_finished_ = nullptr, *emitted_ = nullptr;
+  bool* done_ = nullptr;
+  Finished* finished_ = nullptr;
+  // Working lists of one sentence's step.
+  Candidate* candidates_ = nullptr;  // [max_beam * 2 * max_beam]
+  int32_t *top_idx_ = nullptr, *free_slots_ = nullptr;
+  float* top_val_ = nullptr;
+  bool* slot_kept_ = nullptr;
+  int32_t* outputs_ = nullptr;  // [max_batch][max_tgt]
+};
+
+}  // namespace pmt::rt

@@ -1,0 +1,339 @@
+#include "pocketmt/translator.h"
+
+#include <sys/stat.h>
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "arena.h"
+#include "mapped_pages.h"
+#include "network.h"
+#include "pocketmt/model_file.h"
+#include "search.h"
+#include "thread_pool.h"
+#include "tokenizer.h"
+#include "utf8.h"
+
+namespace pmt {
+
+static_assert(std::is_same_v<int, int32_t>, "SentencePiece's int ids are used as int32_t in place");
+
+namespace {
+
+// Output tokens allowed beyond the source length when the call sets no max_len.
+constexpr int32_t kExtraTargetTokens = 50;
+// Upper bounds on the load options, far above any use, so that sizes cannot overflow.
+constexpr int32_t kMaxBatchLimit = 4096, kMaxBeamLimit = 64, kMaxThreads = 256;
+
+Status check_ids(std::span<const int32_t> ids, size_t sentence, int32_t vocab) {
+  for (size_t t = 0; t < ids.size(); ++t)
+    if (ids[t] < 0 || ids[t] >= vocab)
+      return Status::error(ErrorCode::kInvalidArgument, "sentence %zu: token id %d at position %zu is outside [0, %d)",
+                           sentence, ids[t], t, vocab);
+  return {};
+}
+
+Status check_range(const char* name, int32_t value, int32_t lo, int32_t hi) {
+  if (value >= lo && value <= hi) return {};
+  return Status::error(ErrorCode::kInvalidArgument, "%s = %d is outside [%d, %d]", name, value, lo, hi);
+}
+
+}  // namespace
+
+struct Translator::Impl {
+  explicit Impl(int32_t threads) : pool(threads), search(&network) {}
+
+  // Carves the translator's own arena buffers after the network's and the search's.
+  void bind(rt::ArenaLayout& a) {
+    network.bind(a);
+    search.bind(a);
+    const size_t batch = limits.max_batch;
+    source_ids = a.take<int32_t>(batch * limits.max_src_len);
+    max_len = a.take<int32_t>(batch);
+    batch_index = a.take<int32_t>(batch);
+    hypotheses = a.take<rt::Hypothesis>(batch);
+  }
+
+  // Checks what a call asks for against the load limits and clears its results.
+  Status begin(size_t count, const TranslateOptions& options) {
+    if (count > static_cast<size_t>(limits.max_batch))
+      return Status::error(ErrorCode::kLimitExceeded, "%zu sentences in one call; the limit set at load is %d",
+                           count, limits.max_batch);
+    if (Status s = check_range("beam", options.beam, 1, limits.max_beam); !s.ok()) return s;
+    if (Status s = check_range("max_len", options.max_len, 0, limits.max_tgt_len); !s.ok()) return s;
+    if (!(options.alpha >= 0.f && std::isfinite(options.alpha)))
+      return Status::error(ErrorCode::kInvalidArgument, "alpha = %g must be finite and >= 0", options.alpha);
+    result_count = count;
+    for (size_t i = 0; i < count; ++i) results[i] = Translation{};
+    return {};
+  }
+
+  // Copies sources[i] + EOS into the arena as encoded sentence n; false (with the result's
+  // status set) when it breaks a limit.
+  bool admit(size_t i, size_t n) {
+    const std::span<const int32_t> src = sources[i];
+    Translation& r = results[i];
+    if (src.size() + 1 > static_cast<size_t>(limits.max_src_len)) {
+      r.status = Status::error(ErrorCode::kLimitExceeded,
+                               "sentence %zu has %zu tokens with EOS; the limit set at load (max_src_len) is %d", i,
+                               src.size() + 1, limits.max_src_len);
+      return false;
+    }
+    if (Status s = check_ids(src, i, config().vocab_size); !s.ok()) {
+      r.status = s;
+      return false;
+    }
+    int32_t* dst = source_ids + n * limits.max_src_len;
+    std::copy(src.begin(), src.end(), dst);
+    dst[src.size()] = config().eos_id;
+    batch[n] = {dst, src.size() + 1};
+    batch_index[n] = static_cast<int32_t>(i);
+    r.source_tokens = static_cast<int32_t>(src.size() + 1);
+    return true;
+  }
+
+  // Translates sources[0..count) whose result is still ok; empty ones stay empty.
+  void translate_batch(size_t count, const TranslateOptions& options, TokenCallback on_token) {
+    size_t n = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (!results[i].status.ok()) continue;
+      if (sources[i].empty()) {
+        results[i].complete = true;
+        continue;
+      }
+      if (!admit(i, n)) continue;
+      max_len[n] = options.max_len > 0
+                       ? options.max_len
+                       : std::min<int32_t>(static_cast<int32_t>(batch[n].size()) + kExtraTargetTokens, limits.max_tgt_len);
+      ++n;
+    }
+    if (n == 0) return;
+    network.encode({batch.data(), n});
+    struct SinkContext {
+      Impl* impl;
+      TokenCallback callback;
+    } context{this, on_token};
+    rt::TokenSink sink;
+    if (on_token.fn != nullptr) {
+      sink.context = &context;
+      sink.fn = [](void* c, size_t b, size_t position, int32_t token) {
+        auto* ctx = static_cast<SinkContext*>(c);
+        const TokenEvent event{ctx->impl->batch_index[b], static_cast<int32_t>(position), token,
+                               ctx->impl->tokenizer.piece_text(token, position == 0)};
+        ctx->callback.fn(ctx->callback.user, event);
+      };
+    }
+    if (options.beam == 1)
+      search.greedy(n, max_len, options.alpha, sink, hypotheses);
+    else
+      search.beam(n, options.beam, max_len, options.alpha, sink, hypotheses);
+    for (size_t k = 0; k < n; ++k) {
+      const rt::Hypothesis& h = hypotheses[k];
+      Translation& r = results[batch_index[k]];
+      r.tokens = {h.tokens, static_cast<size_t>(h.length)};
+      r.log_prob = h.log_prob;
+      r.score = h.score;
+      r.complete = h.complete;
+    }
+  }
+
+  const ModelConfig& config() const { return network.config(); }
+
+  LoadOptions limits;
+  std::unique_ptr<ModelFile> file;
+  rt::ThreadPool pool;
+  rt::Network network;
+  rt::Search search;
+  rt::Tokenizer tokenizer;
+  rt::Arena arena;
+  // Arena memory: sources with EOS [max_batch][max_src_len], per encoded sentence its length
+  // limit, its index in the call, its result.
+  int32_t* source_ids = nullptr;
+  int32_t* max_len = nullptr;
+  int32_t* batch_index = nullptr;
+  rt::Hypothesis* hypotheses = nullptr;
+  // Sized at load, reused by every call (max_batch entries each).
+  std::vector<std::span<const int32_t>> sources, batch;
+  std::vector<Translation> results;
+  size_t result_count = 0;
+  std::vector<std::vector<int>> ids;  // the string path's token ids, per sentence
+  std::vector<std::string> texts;     // the string path's translations
+};
+
+Translator::Translator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Translator::~Translator() = default;
+
+const ModelConfig& Translator::config() const { return impl_->config(); }
+const LoadOptions& Translator::limits() const { return impl_->limits; }
+bool Translator::quantized() const { return impl_->file->quantized(); }
+size_t Translator::arena_bytes() const { return impl_->arena.size(); }
+std::span<const Translation> Translator::results() const { return {impl_->results.data(), impl_->result_count}; }
+
+namespace {
+
+// Resolves max_tgt_len and checks every load option against the model.
+Status resolve_limits(const ModelConfig& c, LoadOptions* o) {
+  if (o->max_tgt_len == 0) o->max_tgt_len = std::min(o->max_src_len + kExtraTargetTokens, c.max_len);
+  Status s = check_range("max_batch", o->max_batch, 1, kMaxBatchLimit);
+  if (s.ok()) s = check_range("max_src_len", o->max_src_len, 2, c.max_len);
+  if (s.ok()) s = check_range("max_tgt_len", o->max_tgt_len, 1, c.max_len);
+  if (s.ok()) s = check_range("max_beam", o->max_beam, 1, kMaxBeamLimit);
+  if (s.ok()) s = check_range("threads", o->threads, 1, kMaxThreads);
+  return s;
+}
+
+}  // namespace
+
+Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped,
+                          std::unique_ptr<Translator>* out) {
+  LoadOptions limits = options;
+  if (Status s = resolve_limits(file->config(), &limits); !s.ok()) return s;
+  if (xnn_initialize(nullptr) != xnn_status_success)
+    return Status::error(ErrorCode::kBackend, "XNNPACK does not support this CPU");
+  auto impl = std::make_unique<Impl>(limits.threads);
+  if (!impl->pool.ok()) return Status::error(ErrorCode::kOutOfMemory, "cannot start %d threads", limits.threads);
+  impl->limits = limits;
+  impl->file = std::move(file);
+  const ModelFile& f = *impl->file;
+  if (std::string e = impl->tokenizer.load(f.tokenizer(), f.config()); !e.empty())
+    return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
+  const rt::NetworkLimits net_limits{limits.max_batch, limits.max_src_len, limits.max_tgt_len, limits.max_beam};
+  if (std::string e = impl->network.create(f, net_limits, &impl->pool, mapped); !e.empty())
+    return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
+
+  rt::ArenaLayout measure;
+  impl->bind(measure);
+  if (!impl->arena.allocate(measure.bytes()))
+    return Status::error(ErrorCode::kOutOfMemory, "cannot reserve %zu bytes for the arena", measure.bytes());
+  rt::ArenaLayout layout(impl->arena.data());
+  impl->bind(layout);
+
+  const size_t batch = limits.max_batch;
+  impl->sources.resize(batch);
+  impl->batch.resize(batch);
+  impl->results.resize(batch);
+  impl->ids.resize(batch);
+  impl->texts.resize(batch);
+  for (auto& v : impl->ids) v.reserve(std::max(limits.max_src_len, limits.max_tgt_len));
+  out->reset(new Translator(std::move(impl)));
+  return {};
+}
+
+Status Translator::load(const std::string& path, const LoadOptions& options, std::unique_ptr<Translator>* out) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return Status::error(ErrorCode::kNotFound, "cannot open model %s: %s", path.c_str(), std::strerror(errno));
+  std::string error;
+  std::unique_ptr<ModelFile> file = ModelFile::open(path, &error);
+  if (file == nullptr) return Status::error(ErrorCode::kBadModel, "%s", error.c_str());
+  // Verification read every page; operator creation reads each weight once more.
+  rt::release_mapped_pages(file->data(), file->size());
+  return create(std::move(file), options, true, out);
+}
+
+Status Translator::load(const void* data, size_t size, const LoadOptions& options, std::unique_ptr<Translator>* out) {
+  std::string error;
+  std::unique_ptr<ModelFile> file = ModelFile::from_buffer(data, size, &error);
+  if (file == nullptr) return Status::error(ErrorCode::kBadModel, "%s", error.c_str());
+  return create(std::move(file), options, false, out);
+}
+
+Status Translator::translate_ids(std::span<const std::span<const int32_t>> sources, const TranslateOptions& options,
+                                 TokenCallback on_token) {
+  Impl& m = *impl_;
+  if (Status s = m.begin(sources.size(), options); !s.ok()) return s;
+  std::copy(sources.begin(), sources.end(), m.sources.begin());
+  m.translate_batch(sources.size(), options, on_token);
+  return {};
+}
+
+Status Translator::translate(std::span<const std::string_view> sentences, const TranslateOptions& options,
+                             TokenCallback on_token) {
+  Impl& m = *impl_;
+  const size_t count = sentences.size();
+  if (Status s = m.begin(count, options); !s.ok()) return s;
+  std::string error;
+  for (size_t i = 0; i < count; ++i) {
+    m.sources[i] = {};
+    size_t bad = 0;
+    if (!rt::valid_utf8(sentences[i], &bad)) {
+      m.results[i].status =
+          Status::error(ErrorCode::kInvalidUtf8, "sentence %zu is not valid UTF-8 (byte %zu)", i, bad);
+    } else if (!m.tokenizer.encode(sentences[i], &m.ids[i], &error)) {
+      m.results[i].status = Status::error(ErrorCode::kBackend, "sentence %zu: %s", i, error.c_str());
+    } else {
+      m.sources[i] = m.ids[i];
+    }
+  }
+  m.translate_batch(count, options, on_token);
+  for (size_t i = 0; i < count; ++i) {
+    Translation& r = m.results[i];
+    if (!r.status.ok() || r.tokens.empty()) continue;
+    m.ids[i].assign(r.tokens.begin(), r.tokens.end());
+    if (!m.tokenizer.decode(m.ids[i], &m.texts[i], &error))
+      r.status = Status::error(ErrorCode::kBackend, "sentence %zu: %s", i, error.c_str());
+    else
+      r.text = m.texts[i];
+  }
+  return {};
+}
+
+Status Translator::score_ids(std::span<const std::span<const int32_t>> sources,
+                             std::span<const std::span<const int32_t>> targets, std::span<float> log_probs,
+                             LogitsCallback on_step) {
+  Impl& m = *impl_;
+  const size_t count = sources.size();
+  if (targets.size() != count || log_probs.size() != count)
+    return Status::error(ErrorCode::kInvalidArgument, "score_ids: %zu sources, %zu targets, %zu outputs", count,
+                         targets.size(), log_probs.size());
+  if (Status s = m.begin(count, TranslateOptions{.beam = 1}); !s.ok()) return s;
+  for (size_t b = 0; b < count; ++b) {
+    if (targets[b].size() + 1 > static_cast<size_t>(m.limits.max_tgt_len))
+      return Status::error(ErrorCode::kLimitExceeded,
+                           "target %zu has %zu tokens with EOS; the limit set at load (max_tgt_len) is %d", b,
+                           targets[b].size() + 1, m.limits.max_tgt_len);
+    if (Status s = check_ids(targets[b], b, m.config().vocab_size); !s.ok()) return s;
+    m.sources[b] = sources[b];
+    if (!m.admit(b, b)) return m.results[b].status;
+  }
+  m.network.encode({m.batch.data(), count});
+  struct SinkContext {
+    LogitsCallback callback;
+    size_t vocab;
+  } context{on_step, static_cast<size_t>(m.config().vocab_size)};
+  rt::LogitsSink sink;
+  if (on_step.fn != nullptr) {
+    sink.context = &context;
+    sink.fn = [](void* c, size_t b, size_t step, const float* logits) {
+      auto* ctx = static_cast<SinkContext*>(c);
+      ctx->callback.fn(ctx->callback.user,
+                       StepLogits{static_cast<int32_t>(b), static_cast<int32_t>(step), {logits, ctx->vocab}});
+    };
+  }
+  m.search.score(targets, sink, log_probs.data());
+  m.result_count = 0;
+  return {};
+}
+
+Status Translator::encode(std::string_view text, std::vector<int32_t>* ids) const {
+  size_t bad = 0;
+  if (!rt::valid_utf8(text, &bad))
+    return Status::error(ErrorCode::kInvalidUtf8, "text is not valid UTF-8 (byte %zu)", bad);
+  std::string error;
+  if (!impl_->tokenizer.encode(text, ids, &error)) return Status::error(ErrorCode::kBackend, "%s", error.c_str());
+  return {};
+}
+
+Status Translator::decode(std::span<const int32_t> ids, std::string* text) const {
+  if (Status s = check_ids(ids, 0, config().vocab_size); !s.ok()) return s;
+  std::string error;
+  if (!impl_->tokenizer.decode(std::vector<int>(ids.begin(), ids.end()), text, &error))
+    return Status::error(ErrorCode::kBackend, "%s", error.c_str());
+  return {};
+}
+
+}  // namespace pmt
