@@ -29,8 +29,10 @@ float ActHistogram::percentile(double p) const {
   if (count_ == 0) return 0.f;
   const double rank = std::ceil(std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(count_));
   const uint64_t k = std::max<uint64_t>(1, static_cast<uint64_t>(rank));
-  // The magnitude at the far (from zero) edge of a bin.
-  auto outer_edge = [](size_t bin) { return std::bit_cast<float>(static_cast<uint32_t>((bin + 1) << kShift)); };
+  // The magnitude at the far (from zero) edge of a bin; bin 0 (zeros and denormals) reads as 0.
+  auto outer_edge = [](size_t bin) {
+    return bin == 0 ? 0.f : std::bit_cast<float>(static_cast<uint32_t>((bin + 1) << kShift));
+  };
   // Ascending order: negative bins from the largest magnitude down, then positive bins up.
   uint64_t seen = 0;
   for (size_t b = kBins; b-- > 0;)

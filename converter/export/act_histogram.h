@@ -24,7 +24,8 @@ class ActHistogram {
   // The p-th percentile (p in [0, 100]) of the values added: the k-th smallest value with
   // k = ceil(p / 100 * count) (k >= 1), rounded outward (away from zero) to its bin edge, so
   // its relative error is below 1/64 and the range it bounds never shrinks, then clamped to
-  // [min, max] so that p = 0 and p = 100 are exact. 0 when nothing was added.
+  // [min, max] so that p = 0 and p = 100 are exact. Magnitudes below the smallest normal float
+  // read as 0. 0 when nothing was added.
   float percentile(double p) const;
 
  private:
