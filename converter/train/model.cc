@@ -183,6 +183,14 @@ Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) :
   tgt_out_.resize(nt);
 }
 
+DropoutMask Transformer::residual_mask(uint64_t site) const {
+  return train_ ? DropoutMask(config_.dropout, rng_.seed, rng_.step, site) : DropoutMask();
+}
+
+DropoutMask Transformer::attention_mask(uint64_t site) const {
+  return train_ ? DropoutMask(attention_dropout_, rng_.seed, rng_.step, site) : DropoutMask();
+}
+
 const TensorInfo* Transformer::find(const std::string& name) const {
   for (const TensorInfo& t : tensors_)
     if (t.name == name) return &t;
@@ -223,16 +231,18 @@ const float* Transformer::stack_output(const Stack& stack) const {
 }
 
 namespace {
-AttentionShape attention_shape(const ModelConfig& c, int batch, int q_len, int kv_len, int q_stride, int kv_stride,
-                               const uint8_t* padding, bool causal, const DropoutMask* dropout) {
+// Self-attention reads Q, K, V from one fused [n, 3D] buffer; cross-attention reads Q from [nt, D]
+// and K, V from [ns, 2D].
+AttentionShape attention_shape(const ModelConfig& c, int batch, int q_len, int kv_len, bool cross,
+                               const uint8_t* padding, bool causal, const DropoutMask& dropout) {
   AttentionShape s;
   s.batch = batch;
   s.heads = c.n_heads;
   s.q_len = q_len;
   s.kv_len = kv_len;
   s.d_head = c.d_head();
-  s.q_stride = q_stride;
-  s.kv_stride = kv_stride;
+  s.q_stride = cross ? c.d_model : 3 * c.d_model;
+  s.kv_stride = cross ? 2 * c.d_model : 3 * c.d_model;
   s.key_padding = padding;
   s.causal = causal;
   s.dropout = dropout;
@@ -246,7 +256,7 @@ const float* Transformer::sublayer_forward(const float* x, long n, const NormPar
                                            uint64_t site, F&& f) {
   const int D = config_.d_model;
   const float* P = params_.data();
-  const DropoutMask mask(residual_dropout(), rng_.seed, rng_.step, site);
+  const DropoutMask mask = residual_mask(site);
   if (config_.pre_ln) {
     layer_norm_forward(na.out, na.mean, na.rstd, x, P + np.w, P + np.b, n, D, config_.ln_eps);
     dropout_add_forward(na.res, x, f(na.out), n * D, mask);
@@ -266,7 +276,7 @@ void Transformer::sublayer_backward(float* g_in, const float* g_out, const float
   const long nd = n * D;
   const float* P = params_.data();
   float* G = grads_.data();
-  const DropoutMask mask(residual_dropout(), rng_.seed, rng_.step, site);
+  const DropoutMask mask = residual_mask(site);
   if (config_.pre_ln) {
     copy(g_in, g_out, nd);  // the residual path
     dropout_forward(g_y_, g_out, nd, mask);
@@ -288,10 +298,7 @@ const float* Transformer::self_attention_forward(const float* a, long n, const A
   const int D = config_.d_model;
   const float* P = params_.data();
   linear_forward(acts.q, a, P + p.in_w, P + p.in_b, n, D, 3 * D);
-  const DropoutMask mask(attention_dropout_, rng_.seed, rng_.step, site);
-  const bool drop = train_ && attention_dropout_ > 0.f;
-  const AttentionShape s =
-      attention_shape(config_, batch_, len, len, 3 * D, 3 * D, padding, causal, drop ? &mask : nullptr);
+  const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
   attention_forward(acts.ctx, acts.probs, acts.q, acts.q + D, acts.q + 2 * D, s, attn_scratch_);
   linear_forward(acts.proj, acts.ctx, P + p.out_w, P + p.out_b, n, D, D);
   return acts.proj;
@@ -305,10 +312,7 @@ void Transformer::self_attention_backward(float* da, const float* dy, const floa
   float* G = grads_.data();
   zero(g_ctx_, n * D);
   linear_backward(g_ctx_, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, n, D, D);
-  const DropoutMask mask(attention_dropout_, rng_.seed, rng_.step, site);
-  const bool drop = train_ && attention_dropout_ > 0.f;
-  const AttentionShape s =
-      attention_shape(config_, batch_, len, len, 3 * D, 3 * D, padding, causal, drop ? &mask : nullptr);
+  const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
   zero(g_qkv_, n * 3 * D);
   attention_backward(g_qkv_, g_qkv_ + D, g_qkv_ + 2 * D, g_ctx_, acts.probs, acts.q, acts.q + D, acts.q + 2 * D, s,
                      attn_scratch_);
@@ -324,10 +328,8 @@ const float* Transformer::cross_attention_forward(const float* a, const Attentio
   const float* P = params_.data();
   linear_forward(acts.q, a, P + p.in_w, P + p.in_b, nt, D, D);
   linear_forward(acts.kv, stack_output(encoder_), P + p.in_w + D * D, P + p.in_b + D, ns, D, 2 * D);
-  const DropoutMask mask(attention_dropout_, rng_.seed, rng_.step, site);
-  const bool drop = train_ && attention_dropout_ > 0.f;
-  const AttentionShape s = attention_shape(config_, batch_, tgt_len_, src_len_, D, 2 * D, src_pad_.data(), false,
-                                           drop ? &mask : nullptr);
+  const AttentionShape s =
+      attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
   attention_forward(acts.ctx, acts.probs, acts.q, acts.kv, acts.kv + D, s, attn_scratch_);
   linear_forward(acts.proj, acts.ctx, P + p.out_w, P + p.out_b, nt, D, D);
   return acts.proj;
@@ -341,10 +343,8 @@ void Transformer::cross_attention_backward(float* da, const float* dy, const flo
   float* G = grads_.data();
   zero(g_ctx_, nt * D);
   linear_backward(g_ctx_, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, nt, D, D);
-  const DropoutMask mask(attention_dropout_, rng_.seed, rng_.step, site);
-  const bool drop = train_ && attention_dropout_ > 0.f;
-  const AttentionShape s = attention_shape(config_, batch_, tgt_len_, src_len_, D, 2 * D, src_pad_.data(), false,
-                                           drop ? &mask : nullptr);
+  const AttentionShape s =
+      attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
   zero(g_qkv_, nt * D);
   zero(g_kv_, ns * 2 * D);
   attention_backward(g_qkv_, g_kv_, g_kv_ + D, g_ctx_, acts.probs, acts.q, acts.kv, acts.kv + D, s, attn_scratch_);
@@ -386,7 +386,7 @@ const float* Transformer::stack_forward(const Stack& stack, const int32_t* ids) 
   embedding_forward(stack.embedded, ids, batch_, len, P + tensors_[0].offset, positions_.data(), D,
                     std::sqrt(static_cast<float>(D)));
   dropout_forward(stack.embedded, stack.embedded, n * D,
-                  DropoutMask(residual_dropout(), rng_.seed, rng_.step, embedding_site(stack.id)));
+                  residual_mask(embedding_site(stack.id)));
   const float* x = stack.embedded;
   for (int l = 0; l < static_cast<int>(stack.layers.size()); ++l) {
     const Layer& L = stack.layers[l];
@@ -454,7 +454,7 @@ void Transformer::stack_backward(const Stack& stack, const int32_t* ids) {
       std::swap(cur, next);
     }
   }
-  dropout_forward(cur, cur, n * D, DropoutMask(residual_dropout(), rng_.seed, rng_.step, embedding_site(stack.id)));
+  dropout_forward(cur, cur, n * D, residual_mask(embedding_site(stack.id)));
   embedding_backward(G + tensors_[0].offset, cur, ids, n, D, std::sqrt(static_cast<float>(D)));
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pocketmt/config.h"
+#include "train/ops/dropout.h"
 
 namespace pmt::train {
 
@@ -156,7 +157,9 @@ class Transformer {
   const float* sublayer_output(const NormActs& na) const { return config_.pre_ln ? na.res : na.out; }
   const float* stack_output(const Stack& stack) const;  // after the final norm when pre_ln
   long rows(const Stack& stack) const { return static_cast<long>(batch_) * (stack.id ? tgt_len_ : src_len_); }
-  float residual_dropout() const { return train_ ? config_.dropout : 0.f; }
+  // Masks of the last forward (inactive in eval mode) for residual / attention-weight dropout.
+  DropoutMask residual_mask(uint64_t site) const;
+  DropoutMask attention_mask(uint64_t site) const;
 
   ModelConfig config_;
   BatchLimits limits_;

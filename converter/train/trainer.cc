@@ -243,10 +243,7 @@ EvalResult Trainer::evaluate(size_t sentences) {
   r.sentences = sentences == 0 ? valid.size() : std::min(sentences, valid.size());
   std::vector<std::span<const int32_t>> sources;
   for (size_t i = 0; i < r.sentences; ++i) sources.push_back(valid.src(i));
-  GreedyOptions greedy;
-  greedy.max_batch = std::min(greedy.max_batch, limits_.max_batch);
-  greedy.batch_tokens = std::min(limits_.max_src_tokens, limits_.max_tgt_tokens);
-  const auto hyps_ids = greedy_decode(model_.get(), sources, limits_.max_tgt_len, greedy);
+  const auto hyps_ids = decode(sources);
   std::vector<std::string> hyps, refs;
   for (size_t i = 0; i < r.sentences; ++i) {
     hyps.push_back(data_.detokenize(hyps_ids[i]));
@@ -258,6 +255,13 @@ EvalResult Trainer::evaluate(size_t sentences) {
 
 double Trainer::elapsed() const {
   return base_seconds_ + (step_ > run_first_step_ ? seconds_since(run_start_) : 0.0);
+}
+
+std::vector<std::vector<int32_t>> Trainer::decode(const std::vector<std::span<const int32_t>>& sources) {
+  GreedyOptions greedy;
+  greedy.max_batch = std::min(greedy.max_batch, limits_.max_batch);
+  greedy.batch_tokens = std::min(limits_.max_src_tokens, limits_.max_tgt_tokens);
+  return greedy_decode(model_.get(), sources, limits_.max_tgt_len, greedy);
 }
 
 void Trainer::log_progress(double loss, double tokens, double seconds, float lr) {

@@ -98,6 +98,9 @@ class Trainer {
 
   // Validation loss on all of valid and BLEU on its first `sentences` pairs (all when 0).
   EvalResult evaluate(size_t sentences);
+  // Greedy decoding (greedy.h) of sources no longer than the training or validation sources,
+  // within the buffers the model was sized for. Ids without BOS/EOS per source.
+  std::vector<std::vector<int32_t>> decode(const std::vector<std::span<const int32_t>>& sources);
 
   Transformer& model() { return *model_; }
   int64_t step() const { return step_; }

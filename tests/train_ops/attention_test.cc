@@ -38,7 +38,7 @@ std::vector<double> reference_attention(const float* q, const float* k, const fl
         }
         for (int j = 0; j < s.kv_len; ++j) {
           double p = w[j] / sum;
-          if (s.dropout) p *= s.dropout->factor(((static_cast<uint64_t>(b) * s.heads + h) * s.q_len + i) * s.kv_len + j);
+          if (s.dropout.active()) p *= s.dropout.factor(((static_cast<uint64_t>(b) * s.heads + h) * s.q_len + i) * s.kv_len + j);
           for (int c = 0; c < s.d_head; ++c)
             out[(b * s.q_len + i) * width + h * s.d_head + c] +=
                 p * v[(b * s.kv_len + j) * s.kv_stride + h * s.d_head + c];
@@ -124,7 +124,7 @@ TEST_CASE("cross-attention with padding and dropout on the weights") {
   s.key_padding = padding.data();
   SUBCASE("no dropout") { check_attention(q, kv, 0, 0, D, s); }
   SUBCASE("dropout") {
-    s.dropout = &mask;
+    s.dropout = mask;
     check_attention(q, kv, 0, 0, D, s);
   }
 }

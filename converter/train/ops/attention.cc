@@ -69,8 +69,8 @@ void attention_forward(float* out, float* probs, const float* q, const float* k,
                   s.q_stride, k + blk.kv_off, s.kv_stride, 0.f, p, s.kv_len);
       masked_softmax(p, s, blk.padding);
       const float* weights = p;
-      if (s.dropout) {
-        dropout_forward(scratch, p, block, *s.dropout, static_cast<uint64_t>(blk.probs_off));
+      if (s.dropout.active()) {
+        dropout_forward(scratch, p, block, s.dropout, static_cast<uint64_t>(blk.probs_off));
         weights = scratch;
       }
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.q_len, s.d_head, s.kv_len, 1.f, weights, s.kv_len,
@@ -91,8 +91,8 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
       const Block blk = block_at(s, b, h);
       const float* p = probs + blk.probs_off;
       const float* weights = p;
-      if (s.dropout) {
-        dropout_forward(dropped, p, block, *s.dropout, static_cast<uint64_t>(blk.probs_off));
+      if (s.dropout.active()) {
+        dropout_forward(dropped, p, block, s.dropout, static_cast<uint64_t>(blk.probs_off));
         weights = dropped;
       }
       // dV += W^T dO; dW = dO V^T.
@@ -101,7 +101,7 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, s.q_len, s.kv_len, s.d_head, 1.f, dout + blk.out_off,
                   width, v + blk.kv_off, s.kv_stride, 0.f, dp, s.kv_len);
       // Through the dropout: d(weights before dropout) = d(weights after) * mask factor.
-      if (s.dropout) dropout_forward(dp, dp, block, *s.dropout, static_cast<uint64_t>(blk.probs_off));
+      if (s.dropout.active()) dropout_forward(dp, dp, block, s.dropout, static_cast<uint64_t>(blk.probs_off));
       // Softmax backward per row: dS_j = P_j (dP_j - sum_k P_k dP_k).
       for (int i = 0; i < s.q_len; ++i) {
         const float* pr = p + static_cast<long>(i) * s.kv_len;

@@ -16,7 +16,7 @@ struct AttentionShape {
   int q_stride = 0, kv_stride = 0;
   const uint8_t* key_padding = nullptr;  // [batch, kv_len], nonzero = key masked; null = none
   bool causal = false;                   // query t sees keys 0..t only
-  const DropoutMask* dropout = nullptr;  // on the attention weights (flat index into probs); null = none
+  DropoutMask dropout;                   // on the attention weights (flat index into probs); p = 0: none
 };
 
 // Floats of scratch attention_forward / attention_backward need.

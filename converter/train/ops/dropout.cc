@@ -31,7 +31,7 @@ DropoutMask::DropoutMask(float p, uint64_t seed, uint64_t step, uint64_t site) {
 }
 
 void dropout_forward(float* y, const float* x, long n, const DropoutMask& mask, uint64_t first) {
-  if (mask.threshold == 0) {
+  if (!mask.active()) {
     if (y != x) std::copy(x, x + n, y);
     return;
   }
@@ -40,7 +40,7 @@ void dropout_forward(float* y, const float* x, long n, const DropoutMask& mask, 
 
 void dropout_add_forward(float* out, const float* x, const float* y, long n, const DropoutMask& mask,
                          uint64_t first) {
-  if (mask.threshold == 0) {
+  if (!mask.active()) {
     for (long i = 0; i < n; ++i) out[i] = x[i] + y[i];
     return;
   }
@@ -48,7 +48,7 @@ void dropout_add_forward(float* out, const float* x, const float* y, long n, con
 }
 
 void dropout_backward(float* dx, const float* dy, long n, const DropoutMask& mask, uint64_t first) {
-  if (mask.threshold == 0) {
+  if (!mask.active()) {
     for (long i = 0; i < n; ++i) dx[i] += dy[i];
     return;
   }

@@ -21,7 +21,9 @@ struct DropoutMask {
   uint32_t threshold = 0;  // element dropped when its 16-bit lane < threshold
   float scale = 1.f;
 
+  DropoutMask() = default;  // p = 0: keeps everything
   DropoutMask(float p, uint64_t seed, uint64_t step, uint64_t site);
+  bool active() const { return threshold != 0; }
   // 0 when element `index` is dropped, else scale.
   float factor(uint64_t index) const {
     const uint64_t lane = (hash64(key + (index >> 2) * 0x9e3779b97f4a7c15ULL) >> ((index & 3) * 16)) & 0xffff;
