@@ -38,7 +38,6 @@ int cmd_inspect(int argc, char** argv) {
     std::fprintf(stderr, "pmt-convert inspect: %s\n", error.c_str());
     return 2;
   }
-  std::fputs(exporter::describe_model(*file, path, json).c_str(), stdout);
   const int pieces = exporter::tokenizer_pieces(*file, &error);
   if (pieces != file->config().vocab_size) {
     std::fprintf(stderr, "pmt-convert inspect: %s: %s\n", path.c_str(),
@@ -47,6 +46,7 @@ int cmd_inspect(int argc, char** argv) {
                                std::to_string(file->config().vocab_size)).c_str());
     return 2;
   }
+  std::fputs(exporter::describe_model(*file, path, json).c_str(), stdout);
   return 0;
 }
 

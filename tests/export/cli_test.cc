@@ -1,0 +1,83 @@
+// The export and inspect commands reject bad usage and bad files with exit status 2.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "export/model_writer.h"
+
+namespace pmt::cli {
+int cmd_export(int argc, char** argv);
+int cmd_inspect(int argc, char** argv);
+}  // namespace pmt::cli
+
+namespace {
+
+int run(int (*cmd)(int, char**), std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return cmd(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("pmt_cli_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+}  // namespace
+
+TEST_CASE("export: bad usage and unreadable inputs exit with 2") {
+  using pmt::cli::cmd_export;
+  CHECK(run(cmd_export, {"--help"}) == 0);
+  CHECK(run(cmd_export, {}) == 2);
+  CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b"}) == 2);
+  CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--dtype", "int4"}) == 2);
+  CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--dtype", "int8"}) == 2);  // no calib data
+  CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--percentile", "101"}) == 2);
+  CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--calib-sentences", "0"}) == 2);
+  CHECK(run(cmd_export, {"--checkpoint", "/nonexistent.safetensors", "--spm", "b", "--out", "c", "--dtype", "f32"}) == 2);
+  // A real checkpoint with a file that is not a SentencePiece model.
+  const std::string not_spm = temp_path("not.model");
+  std::FILE* f = std::fopen(not_spm.c_str(), "wb");
+  std::fputs("hello", f);
+  std::fclose(f);
+  const std::string out = temp_path("never.pmt");
+  CHECK(run(cmd_export, {"--checkpoint", PMT_TEST_DATA_DIR "/tiny_reference.safetensors", "--spm", not_spm, "--out",
+                         out, "--dtype", "f32"}) == 2);
+  CHECK_FALSE(std::filesystem::exists(out));
+  std::remove(not_spm.c_str());
+}
+
+TEST_CASE("inspect: missing, corrupt and inconsistent files exit with 2") {
+  using pmt::cli::cmd_inspect;
+  CHECK(run(cmd_inspect, {}) == 2);
+  CHECK(run(cmd_inspect, {"--help"}) == 0);
+  CHECK(run(cmd_inspect, {"/nonexistent.pmt"}) == 2);
+  CHECK(run(cmd_inspect, {"/nonexistent.pmt", "--yaml"}) == 2);
+
+  // A valid model file whose tokenizer is a placeholder: structure verifies, vocabulary does not.
+  pmt::ModelConfig config;
+  REQUIRE(pmt::preset_config("tiny", &config));
+  pmt::exporter::ModelContents contents;
+  contents.config = config;
+  contents.tokenizer = "placeholder";
+  std::vector<std::vector<float>> values;
+  for (const auto& spec : pmt::model_tensor_specs(config)) {
+    int64_t n = 1;
+    for (int64_t d : spec.shape) n *= d;
+    values.emplace_back(static_cast<size_t>(n), 0.5f);
+    contents.tensors.push_back({spec, values.back().data()});
+  }
+  std::vector<uint8_t> bytes;
+  REQUIRE(pmt::exporter::build_model_file(contents, &bytes).empty());
+  const std::string path = temp_path("placeholder.pmt");
+  REQUIRE(pmt::exporter::write_file_atomically(path, bytes).empty());
+  CHECK(run(cmd_inspect, {path, "--json"}) == 2);
+  // The same file cut short.
+  bytes.resize(bytes.size() / 2);
+  REQUIRE(pmt::exporter::write_file_atomically(path, bytes).empty());
+  CHECK(run(cmd_inspect, {path}) == 2);
+  std::remove(path.c_str());
+}
