@@ -1,0 +1,87 @@
+#include "bench_report.h"
+
+namespace pmt::bench {
+namespace {
+
+// A JSON string literal (the model path may hold quotes, backslashes or control bytes).
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// A CSV field, quoted when it holds a separator, a quote or a line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void write_markdown(FILE* out, const std::vector<BenchRow>& rows) {
+  std::fprintf(out,
+               "| model | type | MB | input | threads | beam | src | gen | load ms | encoder ms | first token ms "
+               "| ms/token | p90 ms/token | tokens/s | sentence ms | peak RSS MB |\n"
+               "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (const BenchRow& r : rows)
+    std::fprintf(out,
+                 "| %s | %s | %.2f | %s | %d | %d | %.4g | %.4g | %.1f | %.3f | %.3f | %.4f | %.4f | %.0f | %.2f "
+                 "| %.1f |\n",
+                 r.model.c_str(), r.precision.c_str(), r.model_mb, r.input.c_str(), r.threads, r.beam, r.src_len,
+                 r.generated, r.load_ms, r.encoder_ms, r.first_token_ms, r.token_ms_median, r.token_ms_p90,
+                 r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
+}
+
+void write_json(FILE* out, const std::vector<BenchRow>& rows) {
+  std::fprintf(out, "[\n");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const BenchRow& r = rows[i];
+    std::fprintf(out,
+                 " {\"engine\": \"pocketmt\", \"model\": %s, \"precision\": \"%s\", \"model_mb\": %.3f, "
+                 "\"input\": %s, \"threads\": %d, \"beam\": %d, \"src_len\": %.6g, \"gen_len\": %d, "
+                 "\"generated\": %.6g, \"load_ms\": %.6g, \"encoder_ms\": %.6g, \"first_token_ms\": %.6g, "
+                 "\"per_token_ms_median\": %.6g, \"per_token_ms_p90\": %.6g, \"tokens_per_s\": %.6g, "
+                 "\"sentence_ms\": %.6g, \"peak_rss_mb\": %.6g, \"per_step_ms\": [",
+                 json_string(r.model).c_str(), r.precision.c_str(), r.model_mb, json_string(r.input).c_str(),
+                 r.threads, r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
+                 r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
+    for (size_t k = 0; k < r.per_step_ms.size(); ++k)
+      std::fprintf(out, "%s%.6g", k ? ", " : "", r.per_step_ms[k]);
+    std::fprintf(out, "]}%s\n", i + 1 < rows.size() ? "," : "");
+  }
+  std::fprintf(out, "]\n");
+}
+
+void write_csv(FILE* out, const std::vector<BenchRow>& rows) {
+  std::fprintf(out,
+               "model,precision,model_mb,input,threads,beam,src_len,gen_len,generated,load_ms,encoder_ms,"
+               "first_token_ms,per_token_ms_median,per_token_ms_p90,tokens_per_s,sentence_ms,peak_rss_mb\n");
+  for (const BenchRow& r : rows)
+    std::fprintf(out, "%s,%s,%.3f,%s,%d,%d,%.6g,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                 csv_field(r.model).c_str(), r.precision.c_str(), r.model_mb, csv_field(r.input).c_str(), r.threads,
+                 r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
+                 r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
+}
+
+}  // namespace
+
+void write_rows(FILE* out, Format format, const std::vector<BenchRow>& rows) {
+  switch (format) {
+    case Format::kMarkdown: write_markdown(out, rows); break;
+    case Format::kJson: write_json(out, rows); break;
+    case Format::kCsv: write_csv(out, rows); break;
+  }
+}
+
+}  // namespace pmt::bench

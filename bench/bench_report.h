@@ -1,0 +1,36 @@
+// pmt-bench's results: one row per measured configuration, written as a markdown table, JSON or
+// CSV. Times in milliseconds, sizes in MB (10^6 bytes).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace pmt::bench {
+
+struct BenchRow {
+  std::string model;      // path as given
+  std::string precision;  // "int8" or "fp32"
+  double model_mb = 0;    // file size
+  std::string input;      // "random" or the --input file
+  int threads = 1;
+  int beam = 1;
+  double src_len = 0;        // source tokens with EOS (a mean for real input)
+  int gen_len = 0;           // the max_len asked for (0: the runtime's default)
+  double generated = 0;      // output tokens actually produced, mean per sentence
+  double load_ms = 0;        // Translator::load
+  double encoder_ms = 0;     // encoder + cross-attention K/V (estimated, see pmt_bench.cc)
+  double first_token_ms = 0; // call start -> first token event
+  double token_ms_median = 0, token_ms_p90 = 0;  // decoder time per generated token
+  double tokens_per_s = 0;   // generated tokens / decoder time
+  double sentence_ms = 0;    // whole call, median
+  double peak_rss_mb = 0;    // process high-water mark since this model was loaded
+  std::vector<double> per_step_ms;  // greedy: median latency of step 1, 2, ... (position)
+};
+
+enum class Format { kMarkdown, kJson, kCsv };
+
+// Writes all rows in `format`; markdown and CSV start with a header line.
+void write_rows(FILE* out, Format format, const std::vector<BenchRow>& rows);
+
+}  // namespace pmt::bench

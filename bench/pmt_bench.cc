@@ -1,0 +1,412 @@
+// pmt-bench: latency and memory of a PocketMT model on this device, through the public C++ API
+// (pocketmt/translator.h), in the spirit of llama-bench. For every model x threads it loads the
+// model once, then for every beam x source length x generated length it translates random token
+// ids (or the sentences of --input), batch 1, and reports:
+//   load ms          Translator::load (map, verify, create XNNPACK operators, allocate the arena)
+//   encoder ms       encoder + cross-attention keys/values. The API has no encoder-only call, so
+//                    a greedy probe with max_len 2 measures t1 (first token) and t2 (end); the
+//                    two decoder steps cost about the same, so encoder = t1 - (t2 - t1)
+//   first token ms   from the call to the first token event (the streaming callback)
+//   ms/token         greedy: the gaps between consecutive token events, i.e. one decoder step
+//                    plus argmax (median and p90 over every step of every repeat); beam: (call -
+//                    encoder) / decoder steps per sentence (median and p90 over the repeats)
+//   tokens/s         generated tokens / (call - encoder), median over the repeats
+//   sentence ms      the whole call, median
+//   peak RSS MB      the process's resident high-water mark since this model's load began
+//                    (/proc/self/clear_refs resets it; elsewhere the process's peak so far)
+// The runtime stops at EOS, so a sentence may produce fewer tokens than -n asks: the `gen`
+// column shows what was produced. A randomly initialised model rarely emits EOS.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench_report.h"
+#include "pocketmt/translator.h"
+
+namespace {
+
+using pmt::bench::BenchRow;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::vector<std::string> models;
+  std::vector<int> src_lens{32}, gen_lens{128}, beams{1}, threads{1};
+  int repeats = 5;
+  std::string input;     // real sentences instead of random ids
+  int max_src = 128;     // with --input: source limit set at load
+  bool gen_given = false;
+  pmt::bench::Format format = pmt::bench::Format::kMarkdown;
+  unsigned seed = 1;
+};
+
+constexpr const char* kUsage =
+    "usage: pmt-bench -m MODEL.pmt [options]\n"
+    "Latency and memory of a PocketMT model, batch 1 (see the table's columns in the README).\n"
+    "  -m, --model FILE      model file; repeat for several\n"
+    "  -s, --src-len LIST    source lengths in tokens, EOS included, of random ids (default 32)\n"
+    "  -n, --gen-len LIST    output tokens, EOS included (the call's max_len; default 128)\n"
+    "  -b, --beam LIST       beam sizes, 1 = greedy (default 1)\n"
+    "  -t, --threads LIST    threads (default 1)\n"
+    "  -r, --repeats N       timed sentences per configuration; medians over them (default 5)\n"
+    "  -i, --input FILE      real sentences, one per line, instead of random ids (-s is then\n"
+    "                        ignored; without -n the runtime's default max_len applies)\n"
+    "      --max-src N       with --input: longest source (tokens with EOS) accepted (default 128)\n"
+    "  -o, --output FORMAT   md, json or csv (default md); --json is -o json\n"
+    "      --seed N          random source ids (default 1)\n"
+    "LIST: comma-separated integers, e.g. 8,32,128\n";
+
+int usage_error(const std::string& why) {
+  std::fprintf(stderr, "pmt-bench: %s\n%s", why.c_str(), kUsage);
+  return 2;
+}
+
+bool parse_int(const char* text, int lo, int hi, int* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+bool parse_list(const char* text, int lo, int hi, std::vector<int>* out) {
+  out->clear();
+  std::string item;
+  for (const char* p = text;; ++p) {
+    if (*p == ',' || *p == '\0') {
+      int v = 0;
+      if (!parse_int(item.c_str(), lo, hi, &v)) return false;
+      out->push_back(v);
+      item.clear();
+      if (*p == '\0') break;
+    } else {
+      item += *p;
+    }
+  }
+  return !out->empty();
+}
+
+// Returns 0 and fills `o`, or the exit code (2 for bad usage, 0 after --help).
+int parse_options(int argc, char** argv, Options* o, bool* done) {
+  *done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      *done = true;
+      return 0;
+    }
+    if (a == "--json") {
+      o->format = pmt::bench::Format::kJson;
+      continue;
+    }
+    if (i + 1 >= argc) return usage_error("option " + a + " needs a value");
+    const char* v = argv[++i];
+    bool ok = true;
+    int seed = 0;
+    if (a == "-m" || a == "--model") o->models.emplace_back(v);
+    else if (a == "-s" || a == "--src-len") ok = parse_list(v, 2, 100000, &o->src_lens);
+    else if (a == "-n" || a == "--gen-len") ok = o->gen_given = parse_list(v, 1, 100000, &o->gen_lens);
+    else if (a == "-b" || a == "--beam") ok = parse_list(v, 1, 64, &o->beams);
+    else if (a == "-t" || a == "--threads") ok = parse_list(v, 1, 256, &o->threads);
+    else if (a == "-r" || a == "--repeats") ok = parse_int(v, 1, 1000000, &o->repeats);
+    else if (a == "-i" || a == "--input") o->input = v;
+    else if (a == "--max-src") ok = parse_int(v, 2, 100000, &o->max_src);
+    else if (a == "--seed" && (ok = parse_int(v, 0, 1 << 30, &seed))) o->seed = static_cast<unsigned>(seed);
+    else if (a == "-o" || a == "--output") {
+      const std::string f = v;
+      if (f == "md") o->format = pmt::bench::Format::kMarkdown;
+      else if (f == "json") o->format = pmt::bench::Format::kJson;
+      else if (f == "csv") o->format = pmt::bench::Format::kCsv;
+      else ok = false;
+    } else {
+      return usage_error("unknown option " + a);
+    }
+    if (!ok) return usage_error("bad value '" + std::string(v) + "' for " + a);
+  }
+  if (o->models.empty()) return usage_error("no model (-m FILE)");
+  return 0;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  if (v.size() % 2) return v[mid];
+  return (v[mid] + *std::max_element(v.begin(), v.begin() + mid)) / 2;
+}
+
+// Nearest-rank percentile, p in (0, 100].
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
+  return v[std::max<size_t>(rank, 1) - 1];
+}
+
+// Zeroes the kernel's resident high-water mark (VmHWM) where Linux allows it.
+void reset_peak_rss() {
+  if (FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+}
+
+double peak_rss_mb() {
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kb = -1;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    std::fclose(f);
+    if (kb >= 0) return static_cast<double>(kb) * 1024 / 1e6;
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+#if defined(__APPLE__)
+  return static_cast<double>(ru.ru_maxrss) / 1e6;  // bytes there
+#else
+  return static_cast<double>(ru.ru_maxrss) * 1024 / 1e6;  // KiB on Linux and the BSDs
+#endif
+}
+
+// One sentence to translate: token ids (random input) or text (--input).
+struct Source {
+  std::vector<int32_t> ids;
+  std::string text;
+  bool is_text = false;
+};
+
+// Times of one call: token events in seconds since the call began, and its end.
+struct CallTimes {
+  std::vector<double> events;  // capacity reserved before the call: the callback never allocates
+  double end = 0;
+  size_t generated = 0;
+  bool complete = false;
+};
+
+struct EventSink {
+  Clock::time_point start;
+  CallTimes* times;
+  static void on_token(void* user, const pmt::TokenEvent&) {
+    auto* s = static_cast<EventSink*>(user);
+    if (s->times->events.size() < s->times->events.capacity())
+      s->times->events.push_back(std::chrono::duration<double>(Clock::now() - s->start).count());
+  }
+};
+
+pmt::Status run_call(pmt::Translator& t, const Source& src, const pmt::TranslateOptions& options,
+                     CallTimes* times) {
+  times->events.clear();
+  EventSink sink{Clock::now(), times};
+  const pmt::TokenCallback cb{EventSink::on_token, &sink};
+  pmt::Status s;
+  if (src.is_text) {
+    const std::string_view one[] = {src.text};
+    s = t.translate(one, options, cb);
+  } else {
+    const std::span<const int32_t> one[] = {src.ids};
+    s = t.translate_ids(one, options, cb);
+  }
+  times->end = std::chrono::duration<double>(Clock::now() - sink.start).count();
+  if (!s.ok()) return s;
+  const pmt::Translation& r = t.results()[0];
+  if (!r.status.ok()) return r.status;
+  times->generated = r.tokens.size();
+  times->complete = r.complete;
+  return {};
+}
+
+// Encoder time of `src` by the max_len-2 greedy probe (see the file comment); NAN when the
+// model ends the sentence at once.
+double probe_encoder(pmt::Translator& t, const Source& src, CallTimes* scratch, pmt::Status* status) {
+  pmt::TranslateOptions probe;
+  probe.beam = 1;
+  probe.max_len = 2;
+  *status = run_call(t, src, probe, scratch);
+  if (!status->ok() || scratch->events.empty()) return NAN;
+  return 2 * scratch->events[0] - scratch->end;
+}
+
+// Measures beam x max_len on `sources` (one call each) and fills the row's timings. Sentences
+// the runtime rejects (too long for --max-src, invalid UTF-8) are skipped and counted.
+pmt::Status measure(pmt::Translator& t, const std::vector<Source>& sources, int beam, int max_len, BenchRow* row,
+                    size_t* skipped) {
+  pmt::TranslateOptions options;
+  options.beam = beam;
+  options.max_len = max_len;
+  CallTimes times;
+  times.events.reserve(static_cast<size_t>(t.limits().max_tgt_len) + 1);
+  pmt::Status s;
+  const auto rejected = [&s] {
+    return s.code() == pmt::ErrorCode::kLimitExceeded || s.code() == pmt::ErrorCode::kInvalidUtf8;
+  };
+  *skipped = 0;
+
+  std::vector<double> enc, first, step, per_call_token, rate, sentence, src_tokens, generated;
+  std::vector<std::vector<double>> by_position;
+  bool warm = false;
+  for (const Source& src : sources) {
+    if (!warm && (s = run_call(t, src, options, &times)).ok()) warm = true;  // caches, thread pool
+    const double e = probe_encoder(t, src, &times, &s);
+    if (s.ok()) s = run_call(t, src, options, &times);
+    if (!s.ok() && src.is_text && rejected()) {
+      ++*skipped;
+      continue;
+    }
+    if (!s.ok()) return s;
+    sentence.push_back(times.end);
+    generated.push_back(static_cast<double>(times.generated));
+    src_tokens.push_back(static_cast<double>(t.results()[0].source_tokens));
+    if (!times.events.empty()) first.push_back(times.events[0]);
+    if (std::isnan(e)) continue;
+    enc.push_back(e);
+    const double steps = static_cast<double>(times.generated + (times.complete ? 1 : 0));
+    if (steps > 0) {
+      per_call_token.push_back((times.end - e) / steps);
+      rate.push_back(static_cast<double>(times.generated) / (times.end - e));
+    }
+    if (beam != 1) continue;
+    for (size_t k = 0; k < times.events.size(); ++k) {
+      const double gap = times.events[k] - (k == 0 ? e : times.events[k - 1]);
+      if (k > 0) step.push_back(gap);
+      if (by_position.size() <= k) by_position.emplace_back();
+      by_position[k].push_back(gap);
+    }
+  }
+  const auto ms = [](double s) { return s * 1e3; };
+  const std::vector<double>& token = beam == 1 && !step.empty() ? step : per_call_token;
+  row->src_len = median(src_tokens);
+  row->generated = 0;
+  for (const double g : generated) row->generated += g / static_cast<double>(generated.size());
+  row->encoder_ms = ms(median(enc));
+  row->first_token_ms = ms(median(first));
+  row->token_ms_median = ms(median(token));
+  row->token_ms_p90 = ms(percentile(token, 90));
+  row->tokens_per_s = median(rate);
+  row->sentence_ms = ms(median(sentence));
+  row->per_step_ms.clear();
+  for (const auto& at : by_position) row->per_step_ms.push_back(ms(median(at)));
+  return {};
+}
+
+// --input: one Source per non-empty line.
+bool read_sentences(const std::string& path, std::vector<Source>* out) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    Source s;
+    s.text = line;
+    s.is_text = true;
+    out->push_back(std::move(s));
+  }
+  return true;
+}
+
+std::vector<Source> random_sources(int count, int src_len, int32_t vocab, std::mt19937* rng) {
+  // Ids from 4 up: pad, unk, bos and eos (0..3) do not occur inside a source sentence.
+  std::uniform_int_distribution<int32_t> id(4, vocab - 1);
+  std::vector<Source> out(static_cast<size_t>(count));
+  for (Source& s : out) {
+    s.ids.resize(static_cast<size_t>(src_len - 1));  // the runtime appends EOS
+    for (int32_t& v : s.ids) v = id(*rng);
+  }
+  return out;
+}
+
+int run(const Options& o) {
+  std::vector<Source> sentences;
+  if (!o.input.empty()) {
+    if (!read_sentences(o.input, &sentences)) {
+      std::fprintf(stderr, "pmt-bench: cannot read %s\n", o.input.c_str());
+      return 2;
+    }
+    if (sentences.empty()) {
+      std::fprintf(stderr, "pmt-bench: %s holds no sentence\n", o.input.c_str());
+      return 2;
+    }
+  }
+  const std::vector<int> gen_lens = !o.input.empty() && !o.gen_given ? std::vector<int>{0} : o.gen_lens;
+  std::mt19937 rng(o.seed);
+  std::vector<BenchRow> rows;
+  for (const std::string& path : o.models) {
+    std::error_code ec;
+    const auto file_bytes = std::filesystem::file_size(path, ec);
+    for (const int threads : o.threads) {
+      pmt::LoadOptions load;
+      load.max_batch = 1;
+      load.max_src_len = o.input.empty() ? *std::max_element(o.src_lens.begin(), o.src_lens.end()) : o.max_src;
+      load.max_tgt_len = *std::max_element(gen_lens.begin(), gen_lens.end());
+      load.max_beam = *std::max_element(o.beams.begin(), o.beams.end());
+      load.threads = threads;
+      reset_peak_rss();
+      std::unique_ptr<pmt::Translator> t;
+      const auto t0 = Clock::now();
+      const pmt::Status s = pmt::Translator::load(path, load, &t);
+      const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      if (!s.ok()) {
+        std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
+        return s.code() == pmt::ErrorCode::kOutOfMemory || s.code() == pmt::ErrorCode::kBackend ? 1 : 2;
+      }
+      for (const int beam : o.beams) {
+        for (const int src_len : o.input.empty() ? o.src_lens : std::vector<int>{0}) {
+          const std::vector<Source> sources =
+              o.input.empty() ? random_sources(o.repeats, src_len, t->config().vocab_size, &rng) : sentences;
+          for (const int gen : gen_lens) {
+            BenchRow row;
+            row.model = path;
+            row.precision = t->quantized() ? "int8" : "fp32";
+            row.model_mb = ec ? 0 : static_cast<double>(file_bytes) / 1e6;
+            row.input = o.input.empty() ? "random" : o.input;
+            row.threads = threads;
+            row.beam = beam;
+            row.gen_len = gen;
+            row.load_ms = load_ms;
+            std::fprintf(stderr, "pmt-bench: %s, %d thread(s), beam %d, source %s, max_len %d ...\n", path.c_str(),
+                         threads, beam, o.input.empty() ? std::to_string(src_len).c_str() : o.input.c_str(), gen);
+            size_t skipped = 0;
+            const pmt::Status m = measure(*t, sources, beam, gen, &row, &skipped);
+            if (skipped > 0)
+              std::fprintf(stderr, "pmt-bench: skipped %zu of %zu sentences the model rejected\n", skipped,
+                           sources.size());
+            if (!m.ok()) {
+              std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), m.message());
+              return m.code() == pmt::ErrorCode::kLimitExceeded || m.code() == pmt::ErrorCode::kInvalidArgument
+                         ? 2
+                         : 1;
+            }
+            row.peak_rss_mb = peak_rss_mb();
+            rows.push_back(std::move(row));
+          }
+        }
+      }
+    }
+  }
+  pmt::bench::write_rows(stdout, o.format, rows);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  bool done = false;
+  if (const int rc = parse_options(argc, argv, &o, &done); rc != 0 || done) return rc;
+  return run(o);
+}
