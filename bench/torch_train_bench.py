@@ -9,7 +9,7 @@ norms (post-LN), F.cross_entropy(label_smoothing, ignore_index=pad), Adam (0.9, 
 nn.Transformer also applies dropout to the attention weights.
 
 One timed step = forward + loss + backward + Adam update + zero_grad, float32, CPU, eager, with
-torch.set_num_threads(N). Prints one JSON line per thread count:
+N threads for both torch and OpenBLAS. Prints one JSON line per thread count:
   {"threads": N, "target_tokens_per_s": ..., "tokens_per_s": ... (non-pad src + tgt), ...}
 
 Batches: random ids (default: 128 sentences, source 32 and target 32 tokens, no padding, ~4k
@@ -22,6 +22,7 @@ pairs per step padded to the longest.
   /usr/bin/python3 bench/torch_train_bench.py --data data/web-rv --spm data/web-rv/spm.model
 """
 import argparse
+import ctypes
 import json
 import math
 import os
@@ -126,8 +127,21 @@ def real_batches(args, cfg, count):
     return out
 
 
+def set_threads(n):
+    """torch's intra-op threads and OpenBLAS's: Debian's torch reaches OpenBLAS through the generic
+    libblas, so torch.set_num_threads alone leaves every GEMM on OpenBLAS's own thread count.
+    Returns the OpenBLAS thread count now in effect (None without OpenBLAS)."""
+    torch.set_num_threads(n)
+    try:
+        openblas = ctypes.CDLL("libopenblas.so.0")
+    except OSError:
+        return None
+    openblas.openblas_set_num_threads(n)
+    return openblas.openblas_get_num_threads()
+
+
 def measure(args, cfg, batches, threads):
-    torch.set_num_threads(threads)
+    blas_threads = set_threads(threads)
     torch.manual_seed(0)
     model = Seq2Seq(cfg)
     model.train()
@@ -146,17 +160,19 @@ def measure(args, cfg, batches, threads):
     for batch in batches[:args.warmup]:
         step(batch)
     timed = batches[args.warmup:]
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for batch in timed:
         loss = step(batch)
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start  # all threads; shows contention from others
     tgt_tokens = sum(int((b[2] != PAD).sum()) for b in timed)
     src_tokens = sum(int((b[0] != PAD).sum()) for b in timed)
     return {
-        "threads": threads, "steps": len(timed), "batch": args.batch,
+        "threads": threads, "blas_threads": blas_threads, "steps": len(timed), "batch": args.batch,
         "src_len": int(timed[0][0].shape[1]), "tgt_len": int(timed[0][1].shape[1]),
         "target_tokens_per_step": tgt_tokens / len(timed),
         "seconds_per_step": round(seconds / len(timed), 4),
+        "cpu_seconds_per_step": round(cpu_seconds / len(timed), 4),
         "target_tokens_per_s": round(tgt_tokens / seconds, 1),
         "tokens_per_s": round((tgt_tokens + src_tokens) / seconds, 1),
         "last_loss": round(loss, 4), "torch": torch.__version__,
