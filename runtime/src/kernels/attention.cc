@@ -14,6 +14,31 @@ size_t visible_keys(bool causal, size_t q_offset, size_t i, size_t kv_len) {
   return causal ? std::min(kv_len, q_offset + i + 1) : kv_len;
 }
 
+// The weights times the rows v[j * ld_v + c .. + n) for one block of n <= kLanes columns,
+// summed over the keys. Four accumulators over interleaved keys, so that four multiply-adds are
+// in flight rather than one chain as long as the keys.
+PMT_INLINE simd::Vec weighted_block(const float* p, const float* v, size_t ld_v, size_t n_keys,
+                                    size_t n) {
+  const auto row = [&](size_t j) {
+    return n == simd::kLanes ? simd::load(v + j * ld_v) : simd::load_partial(v + j * ld_v, n, 0);
+  };
+  simd::Vec acc[4] = {};
+  size_t j = 0;
+  for (; j + 4 <= n_keys; j += 4)
+    for (size_t u = 0; u < 4; ++u) acc[u] += p[j + u] * row(j + u);
+  for (; j < n_keys; ++j) acc[0] += p[j] * row(j);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// out[c] = sum_j p[j] * v[j * ld_v + c] for c < d, one register of columns at a time.
+PMT_INLINE void weighted_sum(const float* p, const float* v, size_t ld_v, size_t n_keys, size_t d,
+                             float* out) {
+  size_t c = 0;
+  for (; c + simd::kLanes <= d; c += simd::kLanes)
+    simd::store(out + c, weighted_block(p, v + c, ld_v, n_keys, simd::kLanes));
+  if (c < d) simd::store_partial(out + c, weighted_block(p, v + c, ld_v, n_keys, d - c), d - c);
+}
+
 }  // namespace
 
 PMT_MULTIVERSION
@@ -24,17 +49,11 @@ void attention(const float* q, size_t ld_q, const float* k, const float* v, size
   for (size_t i = 0; i < q_len; ++i) {
     const size_t n_keys = visible_keys(causal, q_offset, i, kv_len);
     for (size_t h = 0; h < n_heads; ++h) {
-      const float* __restrict qh = q + i * ld_q + h * d_head;
+      const float* qh = q + i * ld_q + h * d_head;
       for (size_t j = 0; j < n_keys; ++j)
         scratch[j] = simd::dot(qh, k + j * ld_kv + h * d_head, d_head) * scale;
       softmax_inplace(scratch, n_keys);
-      float* __restrict oh = out + i * ld_out + h * d_head;
-      std::fill_n(oh, d_head, 0.0f);
-      for (size_t j = 0; j < n_keys; ++j) {
-        const float p = scratch[j];
-        const float* __restrict vj = v + j * ld_kv + h * d_head;
-        for (size_t c = 0; c < d_head; ++c) oh[c] += p * vj[c];
-      }
+      weighted_sum(scratch, v + h * d_head, ld_kv, n_keys, d_head, out + i * ld_out + h * d_head);
     }
   }
 }

@@ -21,15 +21,18 @@ void add_layer_norm(const float* x, const float* residual, const float* gamma, c
     }
     const float mean = simd::sum(s, d) / static_cast<float>(d);
     // Two passes (mean, then squared deviations) avoid the cancellation of E[s^2] - E[s]^2.
-    float acc[simd::kLanes] = {};
+    const simd::Vec vmean = simd::broadcast(mean);
+    simd::Vec acc = {};
     size_t i = 0;
-    for (; i + simd::kLanes <= d; i += simd::kLanes)
-      for (size_t l = 0; l < simd::kLanes; ++l) {
-        const float dev = s[i + l] - mean;
-        acc[l] += dev * dev;
-      }
-    for (size_t l = 0; i < d; ++i, ++l) acc[l] += (s[i] - mean) * (s[i] - mean);
-    const float rstd = 1.0f / std::sqrt(simd::fold_sum(acc) / static_cast<float>(d) + eps);
+    for (; i + simd::kLanes <= d; i += simd::kLanes) {
+      const simd::Vec dev = simd::load(s + i) - vmean;
+      acc += dev * dev;
+    }
+    if (i < d) {  // padding lanes hold the mean: zero deviation
+      const simd::Vec dev = simd::load_partial(s + i, d - i, mean) - vmean;
+      acc += dev * dev;
+    }
+    const float rstd = 1.0f / std::sqrt(simd::hsum(acc) / static_cast<float>(d) + eps);
     for (size_t j = 0; j < d; ++j) yr[j] = (s[j] - mean) * rstd * gamma[j] + beta[j];
   }
 }

@@ -18,7 +18,8 @@ void quantize_qs8(const float* __restrict x, int8_t* __restrict y, size_t n, flo
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
   for (size_t i = 0; i < n; ++i) {
     float v = x[i] * inv_scale;
-    v = v < lo ? lo : (v > hi ? hi : v);
+    v = v < lo ? lo : v;  // two selects, not a nested ?: (see simd::exp)
+    v = v > hi ? hi : v;
     const float rounded = (v + kRound) - kRound;
     y[i] = static_cast<int8_t>(static_cast<int32_t>(rounded) + zero_point);
   }

@@ -1,18 +1,23 @@
-// Building blocks the kernels share, written so that g++ -O3 turns them into SIMD code without
-// intrinsics: fixed-width lane arrays (the inner loop over kLanes is unrolled and SLP-vectorized
-// into one AVX-512, two AVX2 or four SSE/NEON registers) and branch-free arithmetic.
-// Sums are taken in kLanes partial sums folded in a fixed tree order, so every target adds the
-// same terms in the same order (only FMA contraction may change the last bit).
+// The SIMD layer of the kernels: a 16-float vector type in GCC/Clang vector extensions, which the
+// compiler maps onto one AVX-512 register, two AVX2 registers or four SSE/NEON registers, plus the
+// reductions and the exp the kernels share. Plain elementwise loops stay plain C++ (g++ -O3
+// vectorizes those on its own); this layer is for what it does not: horizontal reductions kept in
+// registers, and exp.
+// Reductions add lanes in one fixed tree order, so every instruction set sums the same terms in
+// the same order (only FMA contraction may change the last bit).
 #pragma once
 
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 // The hot kernels are compiled three times on x86-64 Linux (AVX-512, AVX2+FMA, baseline SSE2)
 // and the loader picks the best clone for the CPU (GNU ifunc), so a portable build still runs
 // wide vectors. Not needed when the whole build already targets the machine (PMT_NATIVE).
-#if defined(__x86_64__) && defined(__gnu_linux__) && defined(__GNUC__) && !defined(__clang__) && \
+// Defining PMT_MULTIVERSION empty on the command line builds the baseline version only.
+#if defined(PMT_MULTIVERSION)
+#elif defined(__x86_64__) && defined(__gnu_linux__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__AVX2__)
 #define PMT_MULTIVERSION \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -23,65 +28,111 @@
 // The helpers below must be inlined into each clone to be compiled for its instruction set.
 #define PMT_INLINE inline __attribute__((always_inline))
 
+// GCC warns wherever a 64-byte vector is returned by value in code not compiled for AVX-512:
+// at every call of these helpers too, hence for the rest of each including file. The helpers are
+// always inlined, so no call, and no calling convention, is involved.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace pmt::kernels::simd {
 
 inline constexpr size_t kLanes = 16;
+using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
+using IVec = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
 
-// Folds kLanes partial results into lane 0 in a fixed tree order.
-PMT_INLINE float fold_sum(float* acc) {
-  for (size_t width = kLanes / 2; width > 0; width /= 2)
-    for (size_t l = 0; l < width; ++l) acc[l] += acc[l + width];
-  return acc[0];
+PMT_INLINE Vec broadcast(float x) { return Vec{} + x; }
+PMT_INLINE Vec load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
 }
-PMT_INLINE float fold_max(float* acc) {
-  for (size_t width = kLanes / 2; width > 0; width /= 2)
-    for (size_t l = 0; l < width; ++l) acc[l] = acc[l] > acc[l + width] ? acc[l] : acc[l + width];
-  return acc[0];
+PMT_INLINE void store(float* p, const Vec& v) { std::memcpy(p, &v, sizeof v); }
+// The first n < kLanes floats of p; the other lanes hold `fill` (the reduction's neutral value).
+PMT_INLINE Vec load_partial(const float* p, size_t n, float fill) {
+  Vec v = broadcast(fill);
+  for (size_t l = 0; l < n; ++l) v[l] = p[l];
+  return v;
+}
+PMT_INLINE void store_partial(float* p, const Vec& v, size_t n) {
+  for (size_t l = 0; l < n; ++l) p[l] = v[l];
 }
 
-PMT_INLINE float sum(const float* __restrict x, size_t n) {
-  float acc[kLanes] = {};
+// Horizontal sum and maximum by halving: 16 -> 8 -> 4 -> 2 -> 1 lanes.
+PMT_INLINE float hsum(const Vec& v) {
+  using V8 = float __attribute__((vector_size(8 * sizeof(float))));
+  using V4 = float __attribute__((vector_size(4 * sizeof(float))));
+  const V8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+               __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  const V4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  return (b[0] + b[2]) + (b[1] + b[3]);
+}
+PMT_INLINE float hmax(const Vec& v) {
+  using V8 = float __attribute__((vector_size(8 * sizeof(float))));
+  using V4 = float __attribute__((vector_size(4 * sizeof(float))));
+  const V8 lo8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+  const V8 hi8 = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  const V8 a = lo8 > hi8 ? lo8 : hi8;
+  const V4 lo4 = __builtin_shufflevector(a, a, 0, 1, 2, 3);
+  const V4 hi4 = __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  const V4 b = lo4 > hi4 ? lo4 : hi4;
+  const float c0 = b[0] > b[2] ? b[0] : b[2], c1 = b[1] > b[3] ? b[1] : b[3];
+  return c0 > c1 ? c0 : c1;
+}
+// True when any lane of a comparison result is set.
+PMT_INLINE bool any(const IVec& mask) {
+  using I8 = int32_t __attribute__((vector_size(8 * sizeof(int32_t))));
+  using I4 = int32_t __attribute__((vector_size(4 * sizeof(int32_t))));
+  const I8 a = __builtin_shufflevector(mask, mask, 0, 1, 2, 3, 4, 5, 6, 7) |
+               __builtin_shufflevector(mask, mask, 8, 9, 10, 11, 12, 13, 14, 15);
+  const I4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) | __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  return ((b[0] | b[2]) | (b[1] | b[3])) != 0;
+}
+
+PMT_INLINE float sum(const float* x, size_t n) {
+  Vec acc = {};
   size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (size_t l = 0; l < kLanes; ++l) acc[l] += x[i + l];
-  for (size_t l = 0; i < n; ++i, ++l) acc[l] += x[i];
-  return fold_sum(acc);
+  for (; i + kLanes <= n; i += kLanes) acc += load(x + i);
+  if (i < n) acc += load_partial(x + i, n - i, 0.0f);
+  return hsum(acc);
 }
 
-PMT_INLINE float dot(const float* __restrict a, const float* __restrict b, size_t n) {
-  float acc[kLanes] = {};
+PMT_INLINE float dot(const float* a, const float* b, size_t n) {
+  Vec acc = {};
   size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (size_t l = 0; l < kLanes; ++l) acc[l] += a[i + l] * b[i + l];
-  for (size_t l = 0; i < n; ++i, ++l) acc[l] += a[i] * b[i];
-  return fold_sum(acc);
+  for (; i + kLanes <= n; i += kLanes) acc += load(a + i) * load(b + i);
+  if (i < n) acc += load_partial(a + i, n - i, 0.0f) * load_partial(b + i, n - i, 0.0f);
+  return hsum(acc);
 }
 
 // Largest element; n >= 1.
-PMT_INLINE float max(const float* __restrict x, size_t n) {
-  float acc[kLanes];
-  for (size_t l = 0; l < kLanes; ++l) acc[l] = x[0];
+PMT_INLINE float max(const float* x, size_t n) {
+  Vec acc = broadcast(x[0]);
   size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (size_t l = 0; l < kLanes; ++l) acc[l] = x[i + l] > acc[l] ? x[i + l] : acc[l];
-  for (size_t l = 0; i < n; ++i, ++l) acc[l] = x[i] > acc[l] ? x[i] : acc[l];
-  return fold_max(acc);
+  for (; i + kLanes <= n; i += kLanes) {
+    const Vec v = load(x + i);
+    acc = v > acc ? v : acc;
+  }
+  if (i < n) {
+    const Vec v = load_partial(x + i, n - i, x[0]);
+    acc = v > acc ? v : acc;
+  }
+  return hmax(acc);
 }
 
-// exp(x) for x in [-87.3, 88.3] with a relative error of a few float ulps (below 1e-6);
+// exp(x) per lane for x in [-87.3, 88.3] with a relative error of a few float ulps (below 1e-6);
 // 0 below that range (where exp would be subnormal) and exp(88.3) above it.
 // Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, then the degree-7 Taylor polynomial of e^r
 // (truncation error r^8/8! < 6e-9) scaled by 2^n built in the exponent bits.
-PMT_INLINE float exp(float x) {
+PMT_INLINE Vec exp(const Vec& x) {
   constexpr float kMin = -87.3f, kMax = 88.3f;
   constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;         // ln 2 rounded to 10 bits: n * kLn2Hi is exact
-  constexpr float kLn2Lo = -2.12194440e-4f;      // ln 2 - kLn2Hi
-  constexpr float kRound = 12582912.0f;          // 1.5 * 2^23: adding it rounds to an integer
-  const float xc = x < kMin ? kMin : (x > kMax ? kMax : x);
-  const float n = (xc * kLog2e + kRound) - kRound;
-  const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
-  float p = 1.0f / 5040.0f;
+  constexpr float kLn2Hi = 0.693359375f;     // ln 2 rounded to 10 bits: n * kLn2Hi is exact
+  constexpr float kLn2Lo = -2.12194440e-4f;  // ln 2 - kLn2Hi
+  constexpr float kRound = 12582912.0f;      // 1.5 * 2^23: adding it rounds to an integer
+  Vec xc = x < kMin ? broadcast(kMin) : x;
+  xc = xc > kMax ? broadcast(kMax) : xc;
+  const Vec n = (xc * kLog2e + kRound) - kRound;
+  const Vec r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  Vec p = broadcast(1.0f / 5040.0f);
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
   p = p * r + 1.0f / 24.0f;
@@ -89,8 +140,9 @@ PMT_INLINE float exp(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const float two_n = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
-  return x < kMin ? 0.0f : p * two_n;
+  const IVec biased_exponent = __builtin_convertvector(n, IVec) + 127;
+  const Vec two_n = std::bit_cast<Vec>(biased_exponent << 23);
+  return x < kMin ? Vec{} : p * two_n;
 }
 
 }  // namespace pmt::kernels::simd

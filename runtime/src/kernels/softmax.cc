@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "kernels/softmax_inl.h"
 #include "kernels/simd.h"
+#include "kernels/softmax_inl.h"
 
 namespace pmt::kernels {
 
@@ -13,12 +13,7 @@ void softmax(float* x, size_t n) { softmax_inplace(x, n); }
 PMT_MULTIVERSION
 void log_softmax(const float* x, float* y, size_t n) {
   const float m = simd::max(x, n);
-  float acc[simd::kLanes] = {};
-  size_t i = 0;
-  for (; i + simd::kLanes <= n; i += simd::kLanes)
-    for (size_t l = 0; l < simd::kLanes; ++l) acc[l] += simd::exp(x[i + l] - m);
-  for (size_t l = 0; i < n; ++i, ++l) acc[l] += simd::exp(x[i] - m);
-  const float log_z = m + std::log(simd::fold_sum(acc));
+  const float log_z = m + std::log(sum_exp(x, m, nullptr, n));
   for (size_t j = 0; j < n; ++j) y[j] = x[j] - log_z;
 }
 

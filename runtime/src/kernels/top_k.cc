@@ -5,12 +5,10 @@
 namespace pmt::kernels {
 namespace {
 
-// True when some x[0..kLanes) beats the threshold: a vectorized test that lets the scan skip
-// whole blocks, since after the first few hundred entries almost none enter the top k.
-PMT_INLINE bool any_greater(const float* __restrict x, float threshold) {
-  int hit = 0;
-  for (size_t l = 0; l < simd::kLanes; ++l) hit |= x[l] > threshold;
-  return hit != 0;
+// True when some x[0..kLanes) beats the threshold: a vector test that lets the scan skip whole
+// blocks, since after the first few hundred entries almost none enter the top k.
+PMT_INLINE bool any_greater(const float* x, float threshold) {
+  return simd::any(simd::load(x) > threshold);
 }
 
 // The running top k of the entries seen so far, best first, kept in the caller's idx/val.
