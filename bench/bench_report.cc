@@ -1,5 +1,7 @@
 #include "bench_report.h"
 
+#include <cmath>
+
 namespace pmt::bench {
 namespace {
 
@@ -56,8 +58,12 @@ void write_json(FILE* out, const std::vector<BenchRow>& rows) {
                  json_string(r.model).c_str(), r.precision.c_str(), r.model_mb, json_string(r.input).c_str(),
                  r.threads, r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
                  r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
-    for (size_t k = 0; k < r.per_step_ms.size(); ++k)
-      std::fprintf(out, "%s%.6g", k ? ", " : "", r.per_step_ms[k]);
+    for (size_t k = 0; k < r.per_step_ms.size(); ++k) {
+      if (std::isnan(r.per_step_ms[k]))
+        std::fprintf(out, "%snull", k ? ", " : "");
+      else
+        std::fprintf(out, "%s%.6g", k ? ", " : "", r.per_step_ms[k]);
+    }
     std::fprintf(out, "]}%s\n", i + 1 < rows.size() ? "," : "");
   }
   std::fprintf(out, "]\n");

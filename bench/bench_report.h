@@ -25,7 +25,8 @@ struct BenchRow {
   double tokens_per_s = 0;   // generated tokens / decoder time
   double sentence_ms = 0;    // whole call, median
   double peak_rss_mb = 0;    // process high-water mark since this model was loaded
-  std::vector<double> per_step_ms;  // greedy: median latency of step 1, 2, ... (position)
+  // Greedy: median latency of the step at position 1, 2, ...; NAN where unknown (position 1).
+  std::vector<double> per_step_ms;
 };
 
 enum class Format { kMarkdown, kJson, kCsv };

@@ -9,6 +9,7 @@ by an order of magnitude.
 """
 import argparse
 import json
+import math
 import sys
 
 import matplotlib
@@ -51,15 +52,16 @@ def main():
 
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
     for r in rows:
-        steps = r["per_step_ms"]
+        steps = [math.nan if t is None else t for t in r["per_step_ms"]]  # null: not measured
         label = f"{'PocketMT' if r['engine'] == 'pocketmt' else 'PyTorch'} {r['precision']}, " \
                 f"{r['threads']} thread{'s' if r['threads'] > 1 else ''}"
         ax.plot(range(1, len(steps) + 1), steps, label=label, linewidth=1.5,
                 **STYLE.get((r["engine"], r["precision"]), {}))
     ax.set_yscale("log")
-    plain = matplotlib.ticker.FormatStrFormatter("%g")  # 0.2, 2, 10 rather than 2x10^-1
-    ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
+    # Labels at 1, 2, 5 x 10^k written plainly (0.2, 5, 10), no labels on the other minor ticks.
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("position (generated token)")
     ax.set_ylabel("latency per token (ms, median)")
     ax.set_title(args.title, fontsize=10)

@@ -280,11 +280,11 @@ pmt::Status measure(pmt::Translator& t, const std::vector<Source>& sources, int 
       rate.push_back(static_cast<double>(times.generated) / (times.end - e));
     }
     if (beam != 1) continue;
-    for (size_t k = 0; k < times.events.size(); ++k) {
-      const double gap = times.events[k] - (k == 0 ? e : times.events[k - 1]);
-      if (k > 0) step.push_back(gap);
-      if (by_position.size() <= k) by_position.emplace_back();
-      by_position[k].push_back(gap);
+    // Position 1's step is hidden in the first token's time with the encoder: left unknown.
+    if (by_position.size() < times.events.size()) by_position.resize(times.events.size());
+    for (size_t k = 1; k < times.events.size(); ++k) {
+      step.push_back(times.events[k] - times.events[k - 1]);
+      by_position[k].push_back(step.back());
     }
   }
   const auto ms = [](double s) { return s * 1e3; };
