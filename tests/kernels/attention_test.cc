@@ -19,27 +19,29 @@ using AttentionFn = decltype(&attention);
 // two keys are [0, ln 3] -> weights [1/4, 3/4]. Head 1: equal scores -> weights [1/2, 1/2].
 struct HandCase {
   static constexpr size_t kLd = 11, kDh = 4;
+  // clang-format off
   std::vector<float> q = {2, 0, 0, 0, /*h1*/ 0, 0, 0, 1, /*pad*/ 9, 9, 9,
                           2, 0, 0, 0, /*h1*/ 0, 0, 0, 1, /*pad*/ 9, 9, 9};
   std::vector<float> k = {0, 5, 5, 5, /*h1*/ 7, 7, 7, 3, /*pad*/ 9, 9, 9,
                           std::log(3.0f), -5, 0, 0, /*h1*/ -7, 0, 1, 3, /*pad*/ 9, 9, 9};
   std::vector<float> v = {4, 0, 8, 1, /*h1*/ 2, 0, 0, 6, /*pad*/ 9, 9, 9,
                           0, 4, 0, 1, /*h1*/ 0, 2, 0, 6, /*pad*/ 9, 9, 9};
+  // clang-format on
 };
 
 TEST_CASE("attention and its reference match hand-computed values") {
   for (AttentionFn fn : {attention, attention_ref}) {
     HandCase c;
     std::vector<float> out(2 * HandCase::kLd, -1.0f), scratch(2);
-    fn(c.q.data(), HandCase::kLd, c.k.data(), c.v.data(), HandCase::kLd, out.data(),
-       HandCase::kLd, 2, 2, 2, HandCase::kDh, false, 0, scratch.data());
+    fn(c.q.data(), HandCase::kLd, c.k.data(), c.v.data(), HandCase::kLd, out.data(), HandCase::kLd,
+       2, 2, 2, HandCase::kDh, false, 0, scratch.data());
     const std::vector<float> row = {1, 3, 2, 1, /*h1*/ 1, 1, 0, 6, /*untouched*/ -1, -1, -1};
     check_close(out.data(), row.data(), row.size(), 1e-6f, 1e-6f);
     check_close(out.data() + HandCase::kLd, row.data(), row.size(), 1e-6f, 1e-6f);
 
     // Causal from position 0: query 0 sees key 0 only and copies v[0]; query 1 sees both.
-    fn(c.q.data(), HandCase::kLd, c.k.data(), c.v.data(), HandCase::kLd, out.data(),
-       HandCase::kLd, 2, 2, 2, HandCase::kDh, true, 0, scratch.data());
+    fn(c.q.data(), HandCase::kLd, c.k.data(), c.v.data(), HandCase::kLd, out.data(), HandCase::kLd,
+       2, 2, 2, HandCase::kDh, true, 0, scratch.data());
     check_close(out.data(), c.v.data(), 8, 1e-6f, 1e-6f);
     check_close(out.data() + HandCase::kLd, row.data(), 8, 1e-6f, 1e-6f);
   }
@@ -72,8 +74,8 @@ void check_against_reference(size_t q_len, size_t kv_len, size_t heads, size_t d
   const auto v = random_floats(kv_len * ld_kv, -2, 2, seed + 2);
   std::vector<float> got(q_len * ld_out, 123.0f), want(q_len * ld_out, 123.0f);
   std::vector<float> scratch(kv_len);
-  attention(q.data(), ld_q, k.data(), v.data(), ld_kv, got.data(), ld_out, q_len, kv_len, heads,
-            dh, causal, q_offset, scratch.data());
+  attention(q.data(), ld_q, k.data(), v.data(), ld_kv, got.data(), ld_out, q_len, kv_len, heads, dh,
+            causal, q_offset, scratch.data());
   attention_ref(q.data(), ld_q, k.data(), v.data(), ld_kv, want.data(), ld_out, q_len, kv_len,
                 heads, dh, causal, q_offset, scratch.data());
   check_close(got, want, 1e-5f, 1e-5f);  // also checks the padding columns were left alone
@@ -82,13 +84,13 @@ void check_against_reference(size_t q_len, size_t kv_len, size_t heads, size_t d
 TEST_CASE("attention matches the reference on odd shapes") {
   for (size_t kv_len : testing::kOddSizes)
     for (size_t dh : {size_t{1}, size_t{17}, size_t{64}}) {
-      check_against_reference(1, kv_len, 4, dh, false, 0);       // cross-attention, one query
-      check_against_reference(3, kv_len, 2, dh, false, 0);       // encoder self-attention rows
+      check_against_reference(1, kv_len, 4, dh, false, 0);          // cross-attention, one query
+      check_against_reference(3, kv_len, 2, dh, false, 0);          // encoder self-attention rows
       check_against_reference(1, kv_len, 4, dh, true, kv_len - 1);  // one incremental step
     }
-  check_against_reference(17, 17, 3, 5, true, 0);   // whole-sequence causal
-  check_against_reference(5, 20, 2, 8, true, 15);   // a block of new queries after a cache
-  check_against_reference(3, 64, 2, 8, true, 2);    // keys beyond the last query are masked
+  check_against_reference(17, 17, 3, 5, true, 0);  // whole-sequence causal
+  check_against_reference(5, 20, 2, 8, true, 15);  // a block of new queries after a cache
+  check_against_reference(3, 64, 2, 8, true, 2);   // keys beyond the last query are masked
 }
 
 TEST_CASE("causal attention over a sequence equals one incremental step per position") {

@@ -16,7 +16,7 @@ using testing::random_floats;
 TEST_CASE("quantize_qs8 rounds ties to even and saturates, as XNNPACK's convert") {
   // scale 0.5 (exact reciprocal 2), zero point 3: x * 2 is exactly the tie in most entries.
   // 61.25 -> 122.5 -> 122 and -65.25 -> -130.5 -> -130 tell ties-to-even from ties-away.
-  const std::vector<float> x = {0.25f, 0.75f,  1.25f,   -0.25f, -0.75f, -1.25f, 0.3f,
+  const std::vector<float> x = {0.25f,  0.75f,   1.25f,  -0.25f, -0.75f,  -1.25f, 0.3f,
                                 100.0f, -100.0f, 61.25f, 61.75f, -65.25f, -65.75f};
   const std::vector<int8_t> want = {3, 5, 5, 3, 1, 1, 4, 127, -128, 125, 127, -127, -128};
   for (auto* fn : {quantize_qs8, quantize_qs8_ref}) {
@@ -104,7 +104,8 @@ TEST_CASE("dequantize_row_qc8 scales one row") {
   }
   for (size_t n : testing::kOddSizes) {
     std::vector<int8_t> row(n);
-    for (size_t i = 0; i < n; ++i) row[i] = static_cast<int8_t>(static_cast<int>(i * 53 % 256) - 128);
+    for (size_t i = 0; i < n; ++i)
+      row[i] = static_cast<int8_t>(static_cast<int>(i * 53 % 256) - 128);
     std::vector<float> got(n), want_n(n);
     dequantize_row_qc8(row.data(), 0.0091f, got.data(), n);
     dequantize_row_qc8_ref(row.data(), 0.0091f, want_n.data(), n);

@@ -41,8 +41,7 @@ TEST_CASE("softmax and log_softmax and their references match hand-computed valu
   // exp of [0, ln 2, ln 3] is [1, 2, 3]: probabilities [1, 2, 3] / 6.
   const std::vector<float> logits = {0.0f, std::log(2.0f), std::log(3.0f)};
   const std::vector<float> probs = {1 / 6.0f, 2 / 6.0f, 3 / 6.0f};
-  const std::vector<float> log_probs = {std::log(1 / 6.0f), std::log(2 / 6.0f),
-                                        std::log(3 / 6.0f)};
+  const std::vector<float> log_probs = {std::log(1 / 6.0f), std::log(2 / 6.0f), std::log(3 / 6.0f)};
   for (auto* fn : {softmax, softmax_ref}) {
     auto x = logits;
     fn(x.data(), x.size());

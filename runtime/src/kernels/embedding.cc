@@ -35,8 +35,7 @@ void embed_qc8(const int8_t* table, const float* row_scales, const int32_t* ids,
 void sinusoid_table(float* pe, size_t max_len, size_t d) {
   for (size_t c = 0; c < d; ++c) {
     const size_t two_i = c & ~size_t{1};  // columns 2i and 2i+1 share a frequency
-    const double inv_freq =
-        std::pow(10000.0, -static_cast<double>(two_i) / static_cast<double>(d));
+    const double inv_freq = std::pow(10000.0, -static_cast<double>(two_i) / static_cast<double>(d));
     for (size_t pos = 0; pos < max_len; ++pos) {
       const double angle = static_cast<double>(pos) * inv_freq;
       pe[pos * d + c] = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
@@ -59,9 +58,9 @@ void embed_qc8_ref(const int8_t* table, const float* row_scales, const int32_t* 
   for (size_t t = 0; t < n; ++t) {
     const size_t id = static_cast<size_t>(ids[t]);
     for (size_t c = 0; c < d; ++c)
-      y[t * d + c] = static_cast<float>(static_cast<double>(table[id * d + c]) * row_scales[id] *
-                                            scale +
-                                        pos_table[(pos0 + t) * d + c]);
+      y[t * d + c] =
+          static_cast<float>(static_cast<double>(table[id * d + c]) * row_scales[id] * scale +
+                             pos_table[(pos0 + t) * d + c]);
   }
 }
 

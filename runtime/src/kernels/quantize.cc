@@ -18,7 +18,9 @@ void quantize_qs8(const float* __restrict x, int8_t* __restrict y, size_t n, flo
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
   for (size_t i = 0; i < n; ++i) {
     float v = x[i] * inv_scale;
-    v = v < lo ? lo : v;  // two selects, not a nested ?: (see simd::exp)
+    // Two selects rather than a nested ?:, whose conditional second comparison GCC will not
+    // if-convert (so not vectorize) under the default -ftrapping-math.
+    v = v < lo ? lo : v;
     v = v > hi ? hi : v;
     const float rounded = (v + kRound) - kRound;
     y[i] = static_cast<int8_t>(static_cast<int32_t>(rounded) + zero_point);
@@ -66,8 +68,8 @@ void dequantize_qs8_ref(const int8_t* x, float* y, size_t n, float scale, int32_
     y[i] = static_cast<float>((static_cast<double>(x[i]) - zero_point) * scale);
 }
 
-void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows,
-                             size_t cols, float scale, int32_t zero_point, bool relu) {
+void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows, size_t cols,
+                             float scale, int32_t zero_point, bool relu) {
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c) {
       const double v = (static_cast<double>(x[r * cols + c]) - zero_point) * scale + bias[c];

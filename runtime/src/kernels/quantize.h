@@ -24,8 +24,8 @@ void dequantize_row_qc8(const int8_t* w, float scale, float* y, size_t n);
 // Plain scalar references (std::nearbyint under the default rounding mode).
 void quantize_qs8_ref(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point);
 void dequantize_qs8_ref(const int8_t* x, float* y, size_t n, float scale, int32_t zero_point);
-void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows,
-                             size_t cols, float scale, int32_t zero_point, bool relu = false);
+void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows, size_t cols,
+                             float scale, int32_t zero_point, bool relu = false);
 void dequantize_row_qc8_ref(const int8_t* w, float scale, float* y, size_t n);
 
 }  // namespace pmt::kernels

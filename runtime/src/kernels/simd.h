@@ -5,6 +5,7 @@
 // registers, and exp.
 // Reductions add lanes in one fixed tree order, so every instruction set sums the same terms in
 // the same order (only FMA contraction may change the last bit).
+// The add-1.5*2^23 rounding trick here and in quantize needs IEEE arithmetic: no -ffast-math.
 #pragma once
 
 #include <bit>
@@ -62,7 +63,8 @@ PMT_INLINE float hsum(const Vec& v) {
   using V4 = float __attribute__((vector_size(4 * sizeof(float))));
   const V8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
                __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-  const V4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  const V4 b =
+      __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
   return (b[0] + b[2]) + (b[1] + b[3]);
 }
 PMT_INLINE float hmax(const Vec& v) {
@@ -83,7 +85,8 @@ PMT_INLINE bool any(const IVec& mask) {
   using I4 = int32_t __attribute__((vector_size(4 * sizeof(int32_t))));
   const I8 a = __builtin_shufflevector(mask, mask, 0, 1, 2, 3, 4, 5, 6, 7) |
                __builtin_shufflevector(mask, mask, 8, 9, 10, 11, 12, 13, 14, 15);
-  const I4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) | __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  const I4 b =
+      __builtin_shufflevector(a, a, 0, 1, 2, 3) | __builtin_shufflevector(a, a, 4, 5, 6, 7);
   return ((b[0] | b[2]) | (b[1] | b[3])) != 0;
 }
 

@@ -22,7 +22,8 @@ void softmax_ref(float* x, size_t n) {
   for (size_t i = 1; i < n; ++i) m = std::fmax(m, x[i]);
   double z = 0.0;
   for (size_t i = 0; i < n; ++i) z += std::exp(static_cast<double>(x[i]) - m);
-  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(std::exp(static_cast<double>(x[i]) - m) / z);
+  for (size_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(std::exp(static_cast<double>(x[i]) - m) / z);
 }
 
 void log_softmax_ref(const float* x, float* y, size_t n) {
