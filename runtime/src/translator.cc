@@ -26,6 +26,8 @@ namespace {
 
 // Output tokens allowed beyond the source length when the call sets no max_len.
 constexpr int32_t kExtraTargetTokens = 50;
+// Default source limit (tokens with EOS): a long verse is about 80 pieces.
+constexpr int32_t kDefaultMaxSrcLen = 128;
 // Upper bounds on the load options, far above any use, so that sizes cannot overflow.
 constexpr int32_t kMaxBatchLimit = 4096, kMaxBeamLimit = 64, kMaxThreads = 256;
 
@@ -177,6 +179,7 @@ namespace {
 
 // Resolves max_tgt_len and checks every load option against the model.
 Status resolve_limits(const ModelConfig& c, LoadOptions* o) {
+  if (o->max_src_len == 0) o->max_src_len = std::min(kDefaultMaxSrcLen, c.max_len);
   if (o->max_tgt_len == 0) o->max_tgt_len = std::min(o->max_src_len + kExtraTargetTokens, c.max_len);
   Status s = check_range("max_batch", o->max_batch, 1, kMaxBatchLimit);
   if (s.ok()) s = check_range("max_src_len", o->max_src_len, 2, c.max_len);

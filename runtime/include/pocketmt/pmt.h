@@ -42,7 +42,7 @@ typedef struct pmt_translator pmt_translator;
 /* Limits fixed at load (see pmt::LoadOptions). Fill with pmt_load_options_init first. */
 typedef struct pmt_load_options {
   int32_t max_batch;   /* sentences per call */
-  int32_t max_src_len; /* source tokens per sentence, appended EOS included */
+  int32_t max_src_len; /* source tokens per sentence, appended EOS included; 0: min(128, model max) */
   int32_t max_tgt_len; /* output tokens per sentence, EOS included; 0: min(max_src_len + 50, model max) */
   int32_t max_beam;    /* largest beam a call may ask for */
   int32_t threads;     /* threads per call, the caller's included */

@@ -70,8 +70,10 @@ class Status {
 // Translator::arena_bytes().
 struct LoadOptions {
   int32_t max_batch = 1;     // sentences per call
-  int32_t max_src_len = 128;  // source tokens per sentence, counting the EOS the runtime appends
+  // Source tokens per sentence, counting the EOS the runtime appends. 0: min(128, model max_len).
+  int32_t max_src_len = 0;
   // Output tokens per sentence, counting EOS. 0: min(max_src_len + 50, model max_len).
+  // Both resolved values are in Translator::limits().
   int32_t max_tgt_len = 0;
   int32_t max_beam = 4;      // the largest TranslateOptions::beam a call may ask for
   int32_t threads = 1;       // threads working on one call, the caller's included

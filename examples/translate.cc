@@ -1,0 +1,175 @@
+// translate: one translation per input line, in input order.
+//
+//   translate --model models/en-es.pmt < input.en > output.es
+//
+// Reads UTF-8 lines from stdin (or --input), translates them in batches of --batch lines and
+// writes exactly one line per input line: an empty line for an empty one, and an empty line plus
+// a message on stderr for a line that cannot be translated (too long for the limits, invalid
+// UTF-8). Exit status: 0 all lines translated, 2 bad option or model, or some line rejected.
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pocketmt/translator.h"
+
+namespace {
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: translate --model FILE [options] [< input]\n"
+               "  --model FILE       the .pmt model (required)\n"
+               "  --input FILE       read sentences from FILE instead of stdin\n"
+               "  --beam K           beam size, 1 = greedy (default 4)\n"
+               "  --alpha A          length penalty exponent (default 0.6)\n"
+               "  --threads N        threads (default 1)\n"
+               "  --batch B          lines translated together (default 1)\n"
+               "  --max-len L        most output tokens per line, EOS included\n"
+               "                     (default: source tokens + 50)\n"
+               "  --max-src-len S    most source tokens per line, EOS included\n"
+               "                     (default: 128 or the model's limit if lower);\n"
+               "                     longer lines are reported and left empty\n"
+               "  --stream           write each token as soon as it is final (forces --batch 1)\n");
+}
+
+bool parse_int(const char* s, int32_t lo, int32_t* out) {
+  const char* end = s + std::strlen(s);
+  auto [p, ec] = std::from_chars(s, end, *out);
+  return ec == std::errc() && p == end && *out >= lo;
+}
+
+bool parse_float(const char* s, float* out) {
+  const char* end = s + std::strlen(s);
+  auto [p, ec] = std::from_chars(s, end, *out);
+  return ec == std::errc() && p == end && *out >= 0.f;
+}
+
+struct Args {
+  std::string model, input;
+  pmt::LoadOptions load;
+  pmt::TranslateOptions translate;
+  bool stream = false;
+};
+
+// Returns 0 to go on, otherwise the exit code (after printing why).
+int parse_args(int argc, char** argv, Args* a) {
+  a->load.max_beam = a->translate.beam;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view opt = argv[i];
+    if (opt == "--help" || opt == "-h") {
+      usage(stdout);
+      return -1;
+    }
+    if (opt == "--stream") {
+      a->stream = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "translate: %s needs a value\n", argv[i]);
+      return 2;
+    }
+    const char* v = argv[++i];
+    bool ok = true;
+    if (opt == "--model") a->model = v;
+    else if (opt == "--input") a->input = v;
+    else if (opt == "--beam") ok = parse_int(v, 1, &a->translate.beam);
+    else if (opt == "--alpha") ok = parse_float(v, &a->translate.alpha);
+    else if (opt == "--threads") ok = parse_int(v, 1, &a->load.threads);
+    else if (opt == "--batch") ok = parse_int(v, 1, &a->load.max_batch);
+    else if (opt == "--max-len") ok = parse_int(v, 1, &a->translate.max_len);
+    else if (opt == "--max-src-len") ok = parse_int(v, 2, &a->load.max_src_len);
+    else {
+      std::fprintf(stderr, "translate: unknown option %s\n", argv[i - 1]);
+      usage(stderr);
+      return 2;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "translate: bad value '%s' for %s\n", v, argv[i - 1]);
+      return 2;
+    }
+  }
+  if (a->model.empty()) {
+    std::fprintf(stderr, "translate: --model is required\n");
+    usage(stderr);
+    return 2;
+  }
+  a->load.max_beam = a->translate.beam;
+  if (a->translate.max_len > 0) a->load.max_tgt_len = a->translate.max_len;
+  if (a->stream) a->load.max_batch = 1;
+  return 0;
+}
+
+// Writes the batch's translations (or empty lines for rejected ones); false if any was rejected.
+bool write_batch(const pmt::Translator& t, size_t first_line, bool streamed) {
+  bool all_ok = true;
+  for (size_t i = 0; i < t.results().size(); ++i) {
+    const pmt::Translation& r = t.results()[i];
+    if (!r.status.ok()) {
+      std::fprintf(stderr, "translate: line %zu: %s\n", first_line + i, r.status.message());
+      all_ok = false;
+    }
+    if (!streamed || !r.status.ok()) std::fwrite(r.text.data(), 1, r.text.size(), stdout);
+    std::fputc('\n', stdout);
+  }
+  return all_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (int rc = parse_args(argc, argv, &args); rc != 0) return rc < 0 ? 0 : rc;
+
+  std::ifstream file;
+  if (!args.input.empty()) {
+    file.open(args.input);
+    if (!file) {
+      std::fprintf(stderr, "translate: cannot open %s: %s\n", args.input.c_str(), std::strerror(errno));
+      return 2;
+    }
+  }
+  std::istream& in = args.input.empty() ? std::cin : file;
+
+  std::unique_ptr<pmt::Translator> translator;
+  if (pmt::Status s = pmt::Translator::load(args.model, args.load, &translator); !s.ok()) {
+    std::fprintf(stderr, "translate: %s\n", s.message());
+    return 2;
+  }
+
+  pmt::TokenCallback on_token;
+  if (args.stream) {
+    on_token.fn = [](void*, const pmt::TokenEvent& e) {
+      std::fwrite(e.text.data(), 1, e.text.size(), stdout);
+      std::fflush(stdout);
+    };
+  }
+
+  const size_t batch = args.load.max_batch;
+  std::vector<std::string> lines(batch);
+  std::vector<std::string_view> views(batch);
+  bool all_ok = true;
+  size_t line_no = 1;
+  for (bool more = true; more;) {
+    size_t n = 0;
+    while (n < batch && (more = static_cast<bool>(std::getline(in, lines[n])))) {
+      if (!lines[n].empty() && lines[n].back() == '\r') lines[n].pop_back();
+      views[n] = lines[n];
+      ++n;
+    }
+    if (n == 0) break;
+    if (pmt::Status s = translator->translate({views.data(), n}, args.translate, on_token); !s.ok()) {
+      std::fprintf(stderr, "translate: %s\n", s.message());
+      return 2;
+    }
+    all_ok = write_batch(*translator, line_no, args.stream) && all_ok;
+    line_no += n;
+  }
+  std::fflush(stdout);
+  return all_ok ? 0 : 2;
+}
