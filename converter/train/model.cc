@@ -120,7 +120,6 @@ Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) :
   };
   auto ffn_slots = [&](FeedForwardActs& a, long n) {
     slot(a.hidden, n * F);
-    slot(a.relu, n * F);
     slot(a.out, n * D);
   };
   // Query rows times the longest key sequence bounds batch * heads * q_len * kv_len.
@@ -163,7 +162,6 @@ Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) :
   slot(g_qkv_, nmax * 3 * D);
   slot(g_kv_, ns * 2 * D);
   slot(g_hidden_, nmax * F);
-  slot(g_relu_, nmax * F);
   slot(g_memory_, ns * D);
   slot(attn_scratch_, 2 * std::max({S * S, T * T, T * S}));
   long acts_total = 0;
@@ -310,13 +308,11 @@ void Transformer::self_attention_backward(float* da, const float* dy, const floa
   const int D = config_.d_model;
   const float* P = params_.data();
   float* G = grads_.data();
-  zero(g_ctx_, n * D);
-  linear_backward(g_ctx_, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, n, D, D);
+  linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, n, D, D);
   const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
-  zero(g_qkv_, n * 3 * D);
   attention_backward(g_qkv_, g_qkv_ + D, g_qkv_ + 2 * D, g_ctx_, acts.probs, acts.q, acts.q + D, acts.q + 2 * D, s,
                      attn_scratch_);
-  linear_backward(da, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, n, D, 3 * D);
+  linear_backward(da, InputGrad::kAccumulate, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, n, D, 3 * D);
 }
 
 // Q from the decoder stream a [B*T, D]; K and V from the encoder output [B*S, D] with the in_proj
@@ -341,16 +337,13 @@ void Transformer::cross_attention_backward(float* da, const float* dy, const flo
   const long nt = static_cast<long>(batch_) * tgt_len_, ns = static_cast<long>(batch_) * src_len_;
   const float* P = params_.data();
   float* G = grads_.data();
-  zero(g_ctx_, nt * D);
-  linear_backward(g_ctx_, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, nt, D, D);
+  linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, nt, D, D);
   const AttentionShape s =
       attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
-  zero(g_qkv_, nt * D);
-  zero(g_kv_, ns * 2 * D);
   attention_backward(g_qkv_, g_kv_, g_kv_ + D, g_ctx_, acts.probs, acts.q, acts.kv, acts.kv + D, s, attn_scratch_);
-  linear_backward(da, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, nt, D, D);
-  linear_backward(g_memory_, G + p.in_w + D * D, G + p.in_b + D, g_kv_, stack_output(encoder_), P + p.in_w + D * D,
-                  ns, D, 2 * D);
+  linear_backward(da, InputGrad::kAccumulate, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, nt, D, D);
+  linear_backward(g_memory_, InputGrad::kAccumulate, G + p.in_w + D * D, G + p.in_b + D, g_kv_,
+                  stack_output(encoder_), P + p.in_w + D * D, ns, D, 2 * D);
 }
 
 const float* Transformer::feed_forward_forward(const float* a, long n, const FeedForwardParams& p,
@@ -358,8 +351,8 @@ const float* Transformer::feed_forward_forward(const float* a, long n, const Fee
   const int D = config_.d_model, F = config_.d_ff;
   const float* P = params_.data();
   linear_forward(acts.hidden, a, P + p.w1, P + p.b1, n, D, F);
-  relu_forward(acts.relu, acts.hidden, n * F);
-  linear_forward(acts.out, acts.relu, P + p.w2, P + p.b2, n, F, D);
+  relu_forward(acts.hidden, acts.hidden, n * F);
+  linear_forward(acts.out, acts.hidden, P + p.w2, P + p.b2, n, F, D);
   return acts.out;
 }
 
@@ -368,11 +361,9 @@ void Transformer::feed_forward_backward(float* da, const float* dy, const float*
   const int D = config_.d_model, F = config_.d_ff;
   const float* P = params_.data();
   float* G = grads_.data();
-  zero(g_relu_, n * F);
-  linear_backward(g_relu_, G + p.w2, G + p.b2, dy, acts.relu, P + p.w2, n, F, D);
-  zero(g_hidden_, n * F);
-  relu_backward(g_hidden_, g_relu_, acts.relu, n * F);
-  linear_backward(da, G + p.w1, G + p.b1, g_hidden_, a, P + p.w1, n, D, F);
+  linear_backward(g_hidden_, InputGrad::kWrite, G + p.w2, G + p.b2, dy, acts.hidden, P + p.w2, n, F, D);
+  relu_backward(g_hidden_, acts.hidden, n * F);
+  linear_backward(da, InputGrad::kAccumulate, G + p.w1, G + p.b1, g_hidden_, a, P + p.w1, n, D, F);
 }
 
 const float* Transformer::stack_forward(const Stack& stack, const int32_t* ids) {
@@ -498,8 +489,7 @@ void Transformer::backward() {
   cross_entropy_backward(dlogits_, logits_, lse_, tgt_out_.data(), nt, V, config_.label_smoothing, config_.pad_id,
                          loss_tokens_ ? 1.f / static_cast<float>(loss_tokens_) : 0.f);
   // logits = h E^T: a Linear with the embedding as weight and no bias.
-  zero(g_stream_[0], nt * D);
-  linear_backward(g_stream_[0], grads_.data() + tensors_[0].offset, nullptr, dlogits_, stack_output(decoder_),
+  linear_backward(g_stream_[0], InputGrad::kWrite, grads_.data() + tensors_[0].offset, nullptr, dlogits_, stack_output(decoder_),
                   params_.data() + tensors_[0].offset, nt, D, V);
   zero(g_memory_, ns * D);
   stack_backward(decoder_, tgt_in_.data());
@@ -526,7 +516,7 @@ std::vector<Transformer::LinearIO> Transformer::linear_io() const {
         const float* a = config_.pre_ln ? L.norm_acts[k].out : x;
         if (k == L.sublayers - 1) {
           add(prefix + ".linear1", a, n * D, L.ffn_acts.hidden, n * F);
-          add(prefix + ".linear2", L.ffn_acts.relu, n * F, L.ffn_acts.out, n * D);
+          add(prefix + ".linear2", L.ffn_acts.hidden, n * F, L.ffn_acts.out, n * D);
         } else if (k == 0) {
           const AttentionActs& s = L.self_attn_acts;
           add(prefix + ".self_attn.in_proj", a, n * D, s.q, n * 3 * D);

@@ -97,7 +97,8 @@ class Transformer {
   // attention the Q part and the K/V part have different inputs, so they are listed separately
   // with names "<prefix>.multihead_attn.q" and "<prefix>.multihead_attn.kv"; the output
   // projection is listed as "embed" (input: final decoder states, output: logits).
-  // Outputs are before dropout (dropout is applied by the following residual add).
+  // Outputs are before dropout (dropout is applied by the following residual add); linear1's
+  // output is after its ReLU, as a runtime that fuses the activation produces it.
   struct LinearIO {
     std::string name;
     const float* input; size_t input_numel;
@@ -113,7 +114,7 @@ class Transformer {
   // Saved activations of the last forward: views into acts_ sized for the largest batch.
   struct NormActs { float* res; float* out; float* mean; float* rstd; };  // res = x + drop(f(.))
   struct AttentionActs { float* q; float* kv; float* probs; float* ctx; float* proj; };  // self: q = [n, 3D] QKV
-  struct FeedForwardActs { float* hidden; float* relu; float* out; };
+  struct FeedForwardActs { float* hidden; float* out; };  // hidden after the ReLU (applied in place)
   // Encoder layers have sublayers {self-attention, FFN}; decoder layers {self, cross, FFN}.
   struct Layer {
     int sublayers;
@@ -186,7 +187,7 @@ class Transformer {
   float* g_ctx_ = nullptr;  // d(attention context)
   float* g_qkv_ = nullptr;  // d(QKV) of self-attention, d(Q) of cross-attention
   float* g_kv_ = nullptr;   // d(KV) of cross-attention
-  float* g_hidden_ = nullptr, *g_relu_ = nullptr;
+  float* g_hidden_ = nullptr;  // d(FFN hidden), before and after the ReLU (in place)
   float* g_memory_ = nullptr;  // d(encoder output), accumulated over decoder layers
   float* attn_scratch_ = nullptr;
 };

@@ -71,7 +71,7 @@ void check_attention(std::vector<float>& qbuf, std::vector<float>& kvbuf, long q
     run();
     return test::weighted_sum(out.data(), r);
   };
-  std::vector<float> dq(qbuf.size(), 0.f), dkv(kvbuf.size(), 0.f);
+  std::vector<float> dq(qbuf.size(), 7.f), dkv(kvbuf.size(), 7.f);  // overwritten, not accumulated
   const bool fused = &qbuf == &kvbuf;
   float* dkv_base = fused ? dq.data() : dkv.data();
   run();

@@ -95,9 +95,9 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
         dropout_forward(dropped, p, block, s.dropout, static_cast<uint64_t>(blk.probs_off));
         weights = dropped;
       }
-      // dV += W^T dO; dW = dO V^T.
+      // dV = W^T dO; dW = dO V^T.
       cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, s.kv_len, s.d_head, s.q_len, 1.f, weights, s.kv_len,
-                  dout + blk.out_off, width, 1.f, dv + blk.kv_off, s.kv_stride);
+                  dout + blk.out_off, width, 0.f, dv + blk.kv_off, s.kv_stride);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, s.q_len, s.kv_len, s.d_head, 1.f, dout + blk.out_off,
                   width, v + blk.kv_off, s.kv_stride, 0.f, dp, s.kv_len);
       // Through the dropout: d(weights before dropout) = d(weights after) * mask factor.
@@ -110,11 +110,11 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
         for (int j = 0; j < s.kv_len; ++j) dot += pr[j] * dr[j];
         for (int j = 0; j < s.kv_len; ++j) dr[j] = pr[j] * (dr[j] - dot);
       }
-      // S = scale * Q K^T: dQ += scale * dS K; dK += scale * dS^T Q.
+      // S = scale * Q K^T: dQ = scale * dS K; dK = scale * dS^T Q.
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.q_len, s.d_head, s.kv_len, scale, dp, s.kv_len,
-                  k + blk.kv_off, s.kv_stride, 1.f, dq + blk.q_off, s.q_stride);
+                  k + blk.kv_off, s.kv_stride, 0.f, dq + blk.q_off, s.q_stride);
       cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, s.kv_len, s.d_head, s.q_len, scale, dp, s.kv_len,
-                  q + blk.q_off, s.q_stride, 1.f, dk + blk.kv_off, s.kv_stride);
+                  q + blk.q_off, s.q_stride, 0.f, dk + blk.kv_off, s.kv_stride);
     }
   }
 }

@@ -28,7 +28,8 @@ long attention_scratch_floats(const AttentionShape& s);
 void attention_forward(float* out, float* probs, const float* q, const float* k, const float* v,
                        const AttentionShape& s, float* scratch);
 
-// Accumulates dq, dk, dv (same layouts and strides as q, k, v) from dout [batch, q_len, heads * d_head].
+// WRITES dq, dk, dv (same layouts and strides as q, k, v; every head's columns of every row) from
+// dout [batch, q_len, heads * d_head].
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* probs, const float* q,
                         const float* k, const float* v, const AttentionShape& s, float* scratch);
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "train/ops/vector_math.h"
+
 namespace pmt::train {
 
 float cross_entropy_forward(float* lse, long* count, const float* logits, const int32_t* targets, long n, int v,
@@ -10,17 +12,18 @@ float cross_entropy_forward(float* lse, long* count, const float* logits, const 
   long counted = 0;
   for (long r = 0; r < n; ++r) {
     const float* z = logits + r * v;
-    float m = z[0];
-    for (int j = 1; j < v; ++j) m = z[j] > m ? z[j] : m;
-    float sum_exp = 0.f, sum_z = 0.f;
-    for (int j = 0; j < v; ++j) {
-      sum_exp += std::exp(z[j] - m);
-      sum_z += z[j];
-    }
+    const float m = max_lanes(z, v);
+    float acc[kLanes] = {};
+    int j = 0;
+    for (; j + kLanes <= v; j += kLanes)
+      for (int l = 0; l < kLanes; ++l) acc[l] += exp_fast(z[j + l] - m);
+    float sum_exp = 0.f;
+    for (; j < v; ++j) sum_exp += exp_fast(z[j] - m);
+    for (int l = 0; l < kLanes; ++l) sum_exp += acc[l];
     lse[r] = m + std::log(sum_exp);
     if (targets[r] == ignore_id) continue;
     // -sum_j q_j log p_j with log p_j = z_j - lse and sum_j q_j = 1.
-    total += lse[r] - (1.f - smoothing) * z[targets[r]] - smoothing / v * sum_z;
+    total += lse[r] - (1.f - smoothing) * z[targets[r]] - smoothing / v * sum_lanes(z, v);
     ++counted;
   }
   *count = counted;
@@ -29,7 +32,7 @@ float cross_entropy_forward(float* lse, long* count, const float* logits, const 
 
 void cross_entropy_backward(float* dlogits, const float* logits, const float* lse, const int32_t* targets, long n,
                             int v, float smoothing, int32_t ignore_id, float row_weight) {
-  const float uniform = smoothing / v;
+  const float uniform = row_weight * smoothing / v;
   for (long r = 0; r < n; ++r) {
     const float* z = logits + r * v;
     float* g = dlogits + r * v;
@@ -38,7 +41,7 @@ void cross_entropy_backward(float* dlogits, const float* logits, const float* ls
       continue;
     }
     const float l = lse[r];
-    for (int j = 0; j < v; ++j) g[j] = row_weight * (std::exp(z[j] - l) - uniform);
+    for (int j = 0; j < v; ++j) g[j] = row_weight * exp_fast(z[j] - l) - uniform;
     g[targets[r]] -= row_weight * (1.f - smoothing);
   }
 }
