@@ -1,0 +1,195 @@
+// Beam search: with k = 1 it is greedy search (an independent implementation of the same rule),
+// and on a model built so that greedy's first choice is a trap it finds the better translation.
+#include <xnnpack.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "arena.h"
+#include "network.h"
+#include "pocketmt/model_file.h"
+#include "runtime_test_util.h"
+#include "search.h"
+#include "thread_pool.h"
+
+namespace pmt::test {
+namespace {
+
+// The runtime's network and search without the Translator, to call both searches directly.
+struct Engine {
+  Engine(const ModelBytes& bytes, const rt::NetworkLimits& limits) : pool(1), search(&network) {
+    std::string error;
+    file = ModelFile::from_buffer(bytes.data(), bytes.size(), &error);
+    REQUIRE_MESSAGE(file != nullptr, error);
+    REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+    error = network.create(*file, limits, &pool, false);
+    REQUIRE_MESSAGE(error.empty(), error);
+    rt::ArenaLayout measure;
+    network.bind(measure);
+    search.bind(measure);
+    REQUIRE(arena.allocate(measure.bytes()));
+    rt::ArenaLayout layout(arena.data());
+    network.bind(layout);
+    search.bind(layout);
+  }
+
+  std::unique_ptr<ModelFile> file;
+  rt::ThreadPool pool;
+  rt::Network network;
+  rt::Search search;
+  rt::Arena arena;
+};
+
+struct Result {
+  std::vector<int32_t> tokens;
+  float log_prob, score;
+  bool complete;
+};
+
+std::vector<Result> copy_out(const std::vector<rt::Hypothesis>& h) {
+  std::vector<Result> out;
+  for (const rt::Hypothesis& x : h) out.push_back({{x.tokens, x.tokens + x.length}, x.log_prob, x.score, x.complete});
+  return out;
+}
+
+TEST_CASE("beam search with k = 1 equals greedy search") {
+  const ModelConfig c = tiny_config();
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    auto model = make_model(c, 1);
+    model->init(seed);
+    Engine e(export_model(*model, DType::F32), {.max_batch = 5, .max_src_len = 24, .max_tgt_len = 40, .max_beam = 4});
+    std::mt19937 rng(static_cast<uint32_t>(seed));
+    std::vector<std::vector<int32_t>> sources;
+    for (size_t n : {3, 9, 1, 15, 6}) {
+      sources.push_back(random_ids(rng, n, c.vocab_size));
+      sources.back().push_back(kEosId);
+    }
+    // Short limits for some sentences, so both ways of ending (EOS, length) are compared.
+    const std::vector<int32_t> max_len = {40, 5, 40, 12, 1};
+    e.network.encode(spans(sources));
+    std::vector<rt::Hypothesis> greedy(sources.size()), beam(sources.size());
+    e.search.greedy(sources.size(), max_len.data(), 0.6f, {}, greedy.data());
+    const std::vector<Result> g = copy_out(greedy);
+    e.search.beam(sources.size(), 1, max_len.data(), 0.6f, {}, beam.data());
+    const std::vector<Result> b = copy_out(beam);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      CAPTURE(seed);
+      CAPTURE(i);
+      CHECK(b[i].tokens == g[i].tokens);
+      CHECK(b[i].log_prob == g[i].log_prob);
+      CHECK(b[i].score == g[i].score);
+      CHECK(b[i].complete == g[i].complete);
+      CHECK(static_cast<int32_t>(g[i].tokens.size() + (g[i].complete ? 1 : 0)) <= max_len[i]);
+    }
+  }
+}
+
+// A post-LN tiny model whose decoder ignores the source and maps the current token to the next
+// token's distribution through the last FFN (all other sublayers output zero):
+//   after BOS: A (logit 3.0) and B (logit 2.8) ahead of everything else (logit 0);
+//   after A:   every token equally likely (logit 0), so greedy's continuation is improbable;
+//   after B:   EOS (logit 8), nearly certain.
+// Greedy takes A and then wanders; beam search finds "B EOS".
+constexpr int32_t kA = 4, kB = 5;
+
+void build_trap_model(train::Transformer* model) {
+  const ModelConfig& c = model->config();
+  const size_t D = c.d_model, F = c.d_ff;
+  float* p = model->params();
+  std::fill(p, p + model->num_params(), 0.f);
+  auto tensor = [&](const std::string& name) {
+    const train::TensorInfo* t = model->find(name);
+    REQUIRE_MESSAGE(t != nullptr, name);
+    return p + t->offset;
+  };
+  for (const train::TensorInfo& t : model->tensors())
+    if (t.name.find("norm") != std::string::npos && t.name.ends_with(".weight")) std::fill_n(p + t.offset, t.numel, 1.f);
+
+  // Orthonormal zero-mean directions f_i = (e_i - e_{i+D/2}) / sqrt(2): LayerNorm maps c * f_i to
+  // sqrt(D) * f_i, whatever the scale c.
+  auto f = [&](size_t i) {
+    std::vector<double> v(D, 0.0);
+    v[i] = std::sqrt(0.5);
+    v[i + D / 2] = -std::sqrt(0.5);
+    return v;
+  };
+  const std::vector<double> f_bos = f(0), f_a = f(1), f_b = f(2), f_eos = f(3), f_free = f(4);
+  // Large embeddings make the positional encodings negligible next to them.
+  const double scale = 20.0, s = std::sqrt(static_cast<double>(D)) * scale;  // logit = s * (u . f_v)
+  float* embed = tensor("embed.weight");
+  for (auto [id, dir] : {std::pair{kBosId, &f_bos}, {kA, &f_a}, {kB, &f_b}, {kEosId, &f_eos}})
+    for (size_t d = 0; d < D; ++d) embed[id * D + d] = static_cast<float>(scale * (*dir)[d]);
+
+  // u_t: the unit decoder state after token t (mostly f_free, which no embedding uses).
+  auto unit = [&](std::vector<std::pair<double, const std::vector<double>*>> terms) {
+    std::vector<double> u(D, 0.0);
+    for (auto [w, dir] : terms)
+      for (size_t d = 0; d < D; ++d) u[d] += w * (*dir)[d];
+    double n = 0;
+    for (double x : u) n += x * x;
+    for (double& x : u) x /= std::sqrt(n);
+    return u;
+  };
+  const std::vector<double> u_bos = unit({{1.0, &f_free}, {3.0 / s, &f_a}, {2.8 / s, &f_b}});
+  const std::vector<double> u_a = unit({{1.0, &f_free}});
+  const std::vector<double> u_b = unit({{1.0, &f_free}, {8.0 / s, &f_eos}});
+
+  // Last decoder FFN: relu(x + beta) - beta = x for |x| < beta, so FFN(x) = M x with
+  // M = G - I and G = sum_t u_t f_t^T; the layer's output LN(x + FFN(x)) = LN(G x) = sqrt(D) u_t.
+  const std::string ffn = "decoder.layers." + std::to_string(c.n_dec_layers - 1);
+  const double beta = 10.0;
+  float* w1 = tensor(ffn + ".linear1.weight");  // [F, D]
+  float* b1 = tensor(ffn + ".linear1.bias");
+  float* w2 = tensor(ffn + ".linear2.weight");  // [D, F]
+  float* b2 = tensor(ffn + ".linear2.bias");
+  for (size_t d = 0; d < D; ++d) {
+    w1[d * D + d] = 1.f;
+    b1[d] = static_cast<float>(beta);
+  }
+  for (size_t i = 0; i < D; ++i) {
+    double row_sum = 0;
+    for (size_t j = 0; j < D; ++j) {
+      double g = 0;
+      for (auto [u, fv] : {std::pair{&u_bos, &f_bos}, {&u_a, &f_a}, {&u_b, &f_b}}) g += (*u)[i] * (*fv)[j];
+      const double m = g - (i == j ? 1.0 : 0.0);
+      w2[i * F + j] = static_cast<float>(m);
+      row_sum += m;
+    }
+    b2[i] = static_cast<float>(-beta * row_sum);
+  }
+}
+
+TEST_CASE("beam search finds a higher-scoring translation than greedy on a constructed model") {
+  const ModelConfig c = tiny_config();
+  auto model = make_model(c, 1);
+  build_trap_model(model.get());
+  auto translator = load(export_model(*model, DType::F32), {.max_batch = 1, .max_src_len = 16, .max_tgt_len = 24});
+  const std::vector<std::vector<int32_t>> source = {{7, 8, 9}};
+
+  REQUIRE(translator->translate_ids(spans(source), {.beam = 1, .alpha = 0.f}).ok());
+  const Translation greedy = translator->results()[0];
+  const std::vector<int32_t> greedy_tokens(greedy.tokens.begin(), greedy.tokens.end());
+  REQUIRE(translator->translate_ids(spans(source), {.beam = 4, .alpha = 0.f}).ok());
+  const Translation beam = translator->results()[0];
+
+  REQUIRE(!greedy_tokens.empty());
+  CHECK(greedy_tokens[0] == kA);
+  CHECK(std::vector<int32_t>(beam.tokens.begin(), beam.tokens.end()) == std::vector<int32_t>{kB});
+  CHECK(beam.complete);
+  CHECK(beam.log_prob > greedy.log_prob);
+
+  // The trainer's own forward pass agrees on both scores, hence on which translation is better.
+  const double trainer_beam = trainer_log_prob(model.get(), {source[0], {kB}}, true);
+  const double trainer_greedy = trainer_log_prob(model.get(), {source[0], greedy_tokens}, greedy.complete);
+  CHECK(beam.log_prob == doctest::Approx(trainer_beam).epsilon(1e-4));
+  CHECK(greedy.log_prob == doctest::Approx(trainer_greedy).epsilon(1e-4));
+  CHECK(trainer_beam > trainer_greedy);
+  // By construction: P(B | BOS) = e^2.8 / (e^3 + e^2.8 + 62) and P(EOS | B) = e^8 / (e^8 + 63).
+  const double designed = std::log(std::exp(2.8) / (std::exp(3.0) + std::exp(2.8) + 62.0)) +
+                          std::log(std::exp(8.0) / (std::exp(8.0) + 63.0));
+  CHECK(beam.log_prob == doctest::Approx(designed).epsilon(0.05));
+}
+
+}  // namespace
+}  // namespace pmt::test
