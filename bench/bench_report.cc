@@ -51,12 +51,12 @@ void write_json(FILE* out, const std::vector<BenchRow>& rows) {
     const BenchRow& r = rows[i];
     std::fprintf(out,
                  " {\"engine\": \"pocketmt\", \"model\": %s, \"precision\": \"%s\", \"model_mb\": %.3f, "
-                 "\"input\": %s, \"threads\": %d, \"beam\": %d, \"src_len\": %.6g, \"gen_len\": %d, "
+                 "\"input\": %s, \"clock\": \"%s\", \"threads\": %d, \"beam\": %d, \"src_len\": %.6g, \"gen_len\": %d, "
                  "\"generated\": %.6g, \"load_ms\": %.6g, \"encoder_ms\": %.6g, \"first_token_ms\": %.6g, "
                  "\"per_token_ms_median\": %.6g, \"per_token_ms_p90\": %.6g, \"tokens_per_s\": %.6g, "
                  "\"sentence_ms\": %.6g, \"peak_rss_mb\": %.6g, \"per_step_ms\": [",
                  json_string(r.model).c_str(), r.precision.c_str(), r.model_mb, json_string(r.input).c_str(),
-                 r.threads, r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
+                 r.clock.c_str(), r.threads, r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
                  r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
     for (size_t k = 0; k < r.per_step_ms.size(); ++k) {
       if (std::isnan(r.per_step_ms[k]))
@@ -71,11 +71,11 @@ void write_json(FILE* out, const std::vector<BenchRow>& rows) {
 
 void write_csv(FILE* out, const std::vector<BenchRow>& rows) {
   std::fprintf(out,
-               "model,precision,model_mb,input,threads,beam,src_len,gen_len,generated,load_ms,encoder_ms,"
+               "model,precision,model_mb,input,clock,threads,beam,src_len,gen_len,generated,load_ms,encoder_ms,"
                "first_token_ms,per_token_ms_median,per_token_ms_p90,tokens_per_s,sentence_ms,peak_rss_mb\n");
   for (const BenchRow& r : rows)
-    std::fprintf(out, "%s,%s,%.3f,%s,%d,%d,%.6g,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
-                 csv_field(r.model).c_str(), r.precision.c_str(), r.model_mb, csv_field(r.input).c_str(), r.threads,
+    std::fprintf(out, "%s,%s,%.3f,%s,%s,%d,%d,%.6g,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                 csv_field(r.model).c_str(), r.precision.c_str(), r.model_mb, csv_field(r.input).c_str(), r.clock.c_str(), r.threads,
                  r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
                  r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
 }

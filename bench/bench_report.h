@@ -13,6 +13,7 @@ struct BenchRow {
   std::string precision;  // "int8" or "fp32"
   double model_mb = 0;    // file size
   std::string input;      // "random" or the --input file
+  std::string clock;      // "wall" or "cpu" (process CPU time)
   int threads = 1;
   int beam = 1;
   double src_len = 0;        // source tokens with EOS (a mean for real input)

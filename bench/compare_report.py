@@ -11,7 +11,7 @@ import csv
 import json
 import sys
 
-COLUMNS = ["engine", "precision", "threads", "src_len", "gen_len", "generated", "load_ms", "encoder_ms",
+COLUMNS = ["engine", "precision", "qengine", "clock", "threads", "src_len", "gen_len", "generated", "load_ms", "encoder_ms",
            "first_token_ms", "per_token_ms_median", "per_token_ms_p90", "tokens_per_s", "peak_rss_mb"]
 
 
@@ -51,7 +51,8 @@ def main():
                           if t["engine"] == "pytorch" and t["threads"] == r["threads"]), default=None)
         speedup = f"{torch_best / r['per_token_ms_median']:.1f}x" if torch_best and r["engine"] == "pocketmt" else ""
         name = "PocketMT" if r["engine"] == "pocketmt" else "PyTorch " + r.get("torch", "")
-        print(f"| {name} | {r['precision']} | {r['threads']} | {r['per_token_ms_median']:.4f} "
+        kind = r["precision"] + (f" ({r['qengine']})" if r.get("qengine") else "")
+        print(f"| {name} | {kind} | {r['threads']} | {r['per_token_ms_median']:.4f} "
               f"| {r['per_token_ms_p90']:.4f} | {r['tokens_per_s']:.0f} | {r['first_token_ms']:.3f} "
               f"| {r['encoder_ms']:.3f} | {r['peak_rss_mb']:.1f} | {speedup} |")
         if r["generated"] is not None and r["gen_len"] and r["generated"] < r["gen_len"]:

@@ -18,12 +18,22 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-STYLE = {  # (engine, precision) -> matplotlib line style
-    ("pocketmt", "int8"): dict(color="tab:blue", linestyle="-"),
-    ("pocketmt", "fp32"): dict(color="tab:blue", linestyle="--"),
-    ("pytorch", "int8"): dict(color="tab:red", linestyle="-"),
-    ("pytorch", "fp32"): dict(color="tab:red", linestyle="--"),
+STYLE = {  # variant -> matplotlib line style; other variants get matplotlib's next colour
+    "PocketMT int8": dict(color="tab:blue", linestyle="-"),
+    "PocketMT fp32": dict(color="tab:blue", linestyle="--"),
+    "PyTorch fp32": dict(color="tab:red", linestyle="--"),
+    "PyTorch int8 (onednn)": dict(color="tab:red", linestyle="-"),
+    "PyTorch int8 (fbgemm)": dict(color="tab:red", linestyle="-"),
+    "PyTorch int8 (x86)": dict(color="tab:red", linestyle="-"),
+    "PyTorch int8 (qnnpack)": dict(color="tab:orange", linestyle="-"),
 }
+
+
+def variant(r):
+    """'PocketMT int8', 'PyTorch int8 (qnnpack)', ..."""
+    name = "PocketMT" if r["engine"] == "pocketmt" else "PyTorch"
+    engine = f" ({r['qengine']})" if r.get("qengine") else ""
+    return f"{name} {r['precision']}{engine}"
 
 
 def records(paths):
@@ -53,10 +63,8 @@ def main():
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
     for r in rows:
         steps = [math.nan if t is None else t for t in r["per_step_ms"]]  # null: not measured
-        label = f"{'PocketMT' if r['engine'] == 'pocketmt' else 'PyTorch'} {r['precision']}, " \
-                f"{r['threads']} thread{'s' if r['threads'] > 1 else ''}"
-        ax.plot(range(1, len(steps) + 1), steps, label=label, linewidth=1.5,
-                **STYLE.get((r["engine"], r["precision"]), {}))
+        label = f"{variant(r)}, {r['threads']} thread{'s' if r['threads'] > 1 else ''}"
+        ax.plot(range(1, len(steps) + 1), steps, label=label, linewidth=1.5, **STYLE.get(variant(r), {}))
     ax.set_yscale("log")
     # Labels at 1, 2, 5 x 10^k written plainly (0.2, 5, 10), no labels on the other minor ticks.
     ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))

@@ -14,15 +14,19 @@ causally masked) recomputation.
 import argparse
 import json
 import math
+import os
 import resource
 import statistics
 import struct
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
-from torch import nn
+# The qnnpack engine logs a warning on every dynamic-int8 call (torch's dynamic Linear hard-codes
+# reduce_range): C++ log messages below errors are dropped. Must precede the import.
+os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
 
 
 def read_safetensors(path):
@@ -164,17 +168,22 @@ class Model(nn.Module):
         return self.out_proj(x)
 
 
+# Wall time by default; --clock cpu: the process's CPU time, which other processes' load does not
+# inflate (the uncontended latency on a busy machine, meaningful with 1 thread).
+clock = time.perf_counter
+
+
 def greedy_timed(model, src, steps):
     """One sentence: returns (encoder seconds incl. cross K/V, [seconds per step], tokens)."""
-    t0 = time.perf_counter()
+    t0 = clock()
     state = model.start(model.encode(src), steps)
-    t_enc = time.perf_counter() - t0
+    t_enc = clock() - t0
     tok, times, out = torch.tensor([model.bos]), [], []
     for pos in range(steps):
-        t = time.perf_counter()
+        t = clock()
         tok = model.decode(tok, pos, state).argmax(dim=-1)
         out.append(int(tok.item()))  # what a real loop does to test for EOS
-        times.append(time.perf_counter() - t)
+        times.append(clock() - t)
     return t_enc, times, out
 
 
@@ -205,8 +214,12 @@ def main():
     ap.add_argument("--qengine", help="torch.backends.quantized.engine (default: torch's choice)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check", action="store_true", help="verify the KV cache against full recomputation")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="cpu: process CPU time, the uncontended latency on a busy machine (use with 1 thread)")
     ap.add_argument("--json", help="write the results to this file")
     args = ap.parse_args()
+    global clock
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     positions = [int(p) for p in args.positions.split(",") if p]
     if args.threads < 1 or args.src_len < 1 or args.gen_len < 1 or args.repeats < 1 or \
             any(p < 1 or p > args.gen_len for p in positions):
@@ -216,14 +229,14 @@ def main():
     torch.manual_seed(args.seed)
     if args.qengine:
         torch.backends.quantized.engine = args.qengine
-    t0 = time.perf_counter()
+    t0 = clock()
     try:
         meta, weights = read_safetensors(args.checkpoint)
         model = Model(meta, weights).eval()
     except (OSError, ValueError, KeyError) as e:
         print(f"torch_decode_bench: cannot load {args.checkpoint}: {e}", file=sys.stderr)
         return 2
-    load_s = time.perf_counter() - t0
+    load_s = clock() - t0
     del weights
     if args.gen_len > model.max_len or args.src_len > model.max_len:
         ap.error(f"src-len and gen-len must be <= the model's max_len {model.max_len}")
@@ -237,9 +250,9 @@ def main():
             print("torch_decode_bench: incremental decoder disagrees with full recomputation", file=sys.stderr)
             return 1
     if args.precision == "int8":
-        t0 = time.perf_counter()
+        t0 = clock()
         model = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
-        load_s += time.perf_counter() - t0
+        load_s += clock() - t0
 
     with torch.inference_mode():
         greedy_timed(model, src, args.gen_len)  # warm-up
@@ -253,6 +266,7 @@ def main():
         "precision": args.precision,
         "qengine": torch.backends.quantized.engine if args.precision == "int8" else None,
         "threads": args.threads,
+        "clock": args.clock,
         "src_len": args.src_len,
         "beam": 1,
         "gen_len": args.gen_len,
