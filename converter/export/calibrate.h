@@ -7,8 +7,9 @@
 // outliers (a few tokens, a few channels) that are several times the bulk; the raw max would
 // spend most of the 256 levels on values that almost never occur, while clipping 1 value in
 // 10,000 costs far less than the coarser step would cost everywhere else. Per-side percentiles
-// rather than a symmetric |x| range because many activations are one-signed or skewed (post-ReLU
-// inputs of linear2 use all levels on [0, max]). One exception: the top of the logits (output of
+// rather than a symmetric |x| range because many activations are one-signed or skewed (linear1's
+// output, observed after its ReLU as the runtime fuses it, and linear2's input use all levels on
+// [0, max]). One exception: the top of the logits (output of
 // the output projection) keeps the raw max, because the winning token's logit is by nature the
 // extreme value of its row and clipping it would make the argmax ambiguous.
 #pragma once

@@ -43,10 +43,13 @@ std::string check_tensors(const ModelContents& contents) {
   return {};
 }
 
-// Raw bytes as a vector whose data starts 64 bytes aligned in the finished file.
+// Raw bytes as a vector whose data starts 64 bytes aligned in the finished file. This is what
+// ForceVectorAlignment does, without its debug assertion that alignments stay within
+// FLATBUFFERS_MAX_ALIGNMENT (32 in FlatBuffers 2.0); the finished buffer's size is a multiple
+// of the largest alignment requested, so offsets from its end are offsets from its start.
 flatbuffers::Offset<flatbuffers::Vector<uint8_t>> aligned_bytes(flatbuffers::FlatBufferBuilder& fbb,
                                                                  const void* data, size_t bytes) {
-  fbb.ForceVectorAlignment(bytes, 1, kTensorAlignment);
+  fbb.PreAlign(bytes, kTensorAlignment);
   return fbb.CreateVector(static_cast<const uint8_t*>(data), bytes);
 }
 

@@ -91,7 +91,9 @@ TEST_CASE("calibration ranges of a constructed network are the hand-derived ones
     check_range(out_proj.input, c.span(e + ".self_attn.in_proj_bias", 2 * D), e + " out_proj input");
     check_range(out_proj.output, c.span(e + ".self_attn.out_proj.bias"), e + " out_proj output");
     check_range(ranges.at(e + ".linear1.weight").input, c.span(e + ".norm1.bias"), e + " linear1 input");
-    check_range(ranges.at(e + ".linear1.weight").output, c.span(e + ".linear1.bias"), e + " linear1 output");
+    // linear1's output is observed after its ReLU (the trainer applies it in place; the runtime
+    // fuses it), so its range is one-signed like linear2's input.
+    check_range(ranges.at(e + ".linear1.weight").output, relu(c.span(e + ".linear1.bias")), e + " linear1 output");
     check_range(ranges.at(e + ".linear2.weight").input, relu(c.span(e + ".linear1.bias")), e + " linear2 input");
     check_range(ranges.at(e + ".linear2.weight").output, c.span(e + ".linear2.bias"), e + " linear2 output");
   }
@@ -112,7 +114,9 @@ TEST_CASE("calibration ranges of a constructed network are the hand-derived ones
     check_range(out.input, c.span(d + ".multihead_attn.in_proj_bias", 2 * D), d + " cross out_proj input");
     check_range(out.output, c.span(d + ".multihead_attn.out_proj.bias"), d + " cross out_proj output");
     check_range(ranges.at(d + ".linear1.weight").input, c.span(d + ".norm2.bias"), d + " linear1 input");
+    check_range(ranges.at(d + ".linear1.weight").output, relu(c.span(d + ".linear1.bias")), d + " linear1 output");
     check_range(ranges.at(d + ".linear2.weight").input, relu(c.span(d + ".linear1.bias")), d + " linear2 input");
+    check_range(ranges.at(d + ".linear2.weight").output, c.span(d + ".linear2.bias"), d + " linear2 output");
   }
   // Output projection: input = last decoder norm's bias h; logits[v] = h[0] * (v - 32) / 32.
   const ActRange h = c.span("decoder.layers.1.norm3.bias");

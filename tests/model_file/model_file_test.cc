@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,10 +26,11 @@ struct Aligned {
   std::unique_ptr<uint8_t, decltype(&std::free)> data{nullptr, &std::free};
   size_t size = 0;
 };
+// `size` bytes, the first min(size, bytes.size()) of them copied from `bytes`.
 Aligned aligned_copy(const std::vector<uint8_t>& bytes, size_t size) {
   Aligned a;
   a.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (size + 63) / 64 * 64 + 64)));
-  std::memcpy(a.data.get(), bytes.data(), size);
+  std::memcpy(a.data.get(), bytes.data(), std::min(size, bytes.size()));
   a.size = size;
   return a;
 }
