@@ -1,0 +1,107 @@
+// pmt-convert prepare: builds data/<pair>/{train,valid,test}.{en,es} from the SWORD modules.
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <vector>
+
+#include "corpus/cli_options.h"
+#include "corpus/prepare.h"
+#include "corpus/utf8.h"
+
+namespace pmt::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: pmt-convert prepare [--out DIR] [--with-kjv]\n"
+    "  Builds verse-aligned English->Spanish pairs from Debian's SWORD modules engWEB2015eb,\n"
+    "  engKJV2006eb and spaRV1909eb (read with mod2imp) and writes DIR/{train,valid,test}.{en,es},\n"
+    "  one sentence per line. Whole chapters are held out: chapter % 32 == 7 test, == 23 valid.\n"
+    "  --out DIR     output folder (default data/web-rv, or data/web+kjv-rv with --with-kjv)\n"
+    "  --with-kjv    also add the KJV-RV pairs of the train chapters to train\n";
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int64_t count_words(const std::vector<corpus::SentencePair>& pairs, bool english) {
+  int64_t words = 0;
+  for (const auto& p : pairs) words += static_cast<int64_t>(text::split_on_space(english ? p.en : p.es).size());
+  return words;
+}
+
+void print_report(const corpus::PreparedCorpus& c, bool with_kjv) {
+  std::printf("%d verses in %d chapters; RV subscriptions cut: %d; RV chapter openings re-cased: %d\n",
+              c.verses, c.chapters, c.subscriptions_cut, c.openings_recased);
+  std::printf("RV/KJV alignment: %d verses not aligned one-to-one with their own number\n",
+              c.misaligned_verses);
+  std::printf("dropped by rule                 WEB-RV   KJV-RV\n");
+  std::printf("  empty side                  %8lld %8lld\n", static_cast<long long>(c.web_drops.empty),
+              static_cast<long long>(c.kjv_drops.empty));
+  std::printf("  versification (alignment)   %8lld %8lld\n",
+              static_cast<long long>(c.web_drops.versification),
+              static_cast<long long>(c.kjv_drops.versification));
+  std::printf("  length ratio                %8lld %8lld   (es/en median %.4f / %.4f, kept within x2)\n",
+              static_cast<long long>(c.web_drops.length_ratio),
+              static_cast<long long>(c.kjv_drops.length_ratio), c.web_median_ratio, c.kjv_median_ratio);
+  for (const corpus::Split s : {corpus::Split::kValid, corpus::Split::kTest}) {
+    std::printf("  %-5s English seen in train %8lld        -\n", corpus::split_name(s),
+                static_cast<long long>(c.web_drops.leaked[static_cast<int>(s)]));
+  }
+  std::printf("KJV-RV train pairs: %lld (%s)\n", static_cast<long long>(c.kjv_train_pairs),
+              with_kjv ? "added to train" : "not used; --with-kjv adds them");
+  std::printf("split   pairs   words en   words es\n");
+  for (int s = 0; s < corpus::kNumSplits; ++s) {
+    const auto& pairs = c.splits[s];
+    std::printf("%-5s %7zu %10lld %10lld\n", corpus::split_name(static_cast<corpus::Split>(s)),
+                pairs.size(), static_cast<long long>(count_words(pairs, true)),
+                static_cast<long long>(count_words(pairs, false)));
+  }
+}
+
+}  // namespace
+
+int cmd_prepare(int argc, char** argv) {
+  std::string out_dir;
+  bool with_kjv = false;
+  const Option options[] = {{"--out", &out_dir}, {"--with-kjv", nullptr, &with_kjv}};
+  if (auto r = parse_options("prepare", kUsage, argc, argv, options); r != ParseResult::kOk) {
+    return exit_code(r);
+  }
+  if (out_dir.empty()) out_dir = with_kjv ? "data/web+kjv-rv" : "data/web-rv";
+
+  const auto start = std::chrono::steady_clock::now();
+  const char* modules[3] = {"engWEB2015eb", "engKJV2006eb", "spaRV1909eb"};
+  std::string dumps[3], errors[3], error;
+  {  // the three mod2imp runs are independent: overlap them
+    std::vector<std::future<bool>> runs;
+    for (int m = 0; m < 3; ++m) {
+      runs.push_back(std::async(std::launch::async, corpus::dump_sword_module, std::string(modules[m]),
+                                &dumps[m], &errors[m]));
+    }
+    for (int m = 0; m < 3; ++m) {
+      if (!runs[m].get()) {
+        std::fprintf(stderr, "pmt-convert prepare: %s\n", errors[m].c_str());
+        return 2;
+      }
+    }
+  }
+  const corpus::BibleSources sources{corpus::parse_imp(dumps[0]), corpus::parse_imp(dumps[1]),
+                                     corpus::parse_imp(dumps[2])};
+  std::printf("read %s, %s, %s with mod2imp in %.1f s\n", modules[0], modules[1], modules[2],
+              seconds_since(start));
+
+  corpus::PreparedCorpus prepared;
+  if (!corpus::prepare_corpus(sources, {.add_kjv_to_train = with_kjv}, &prepared, &error)) {
+    std::fprintf(stderr, "pmt-convert prepare: %s\n", error.c_str());
+    return 2;
+  }
+  if (!corpus::write_corpus(prepared, out_dir, &error)) {
+    std::fprintf(stderr, "pmt-convert prepare: %s\n", error.c_str());
+    return 1;
+  }
+  print_report(prepared, with_kjv);
+  std::printf("wrote %s/{train,valid,test}.{en,es} in %.1f s\n", out_dir.c_str(), seconds_since(start));
+  return 0;
+}
+
+}  // namespace pmt::cli
