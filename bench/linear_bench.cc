@@ -8,12 +8,13 @@
 //                 the target for int8 at rows=1 (decode) is <= 2
 //   setup_ns      the operator's setup alone, which is included in the time: the runtime sets an
 //                 operator up whenever its row count or buffers change
-// pct_peak and x_stream use the loop's own wall-clock time (the benchmark's real time).
+// The time columns are the benchmark's mean; the counters divide the best of 30 timed batches
+// (pmt::bench::best_seconds_per_call, as for the limits they compare with), which other
+// processes on a busy machine do not inflate.
 #include <benchmark/benchmark.h>
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -57,34 +58,33 @@ double per_core_peak(Precision p) {
 }
 
 struct Timing {
-  double seconds_per_call = 0;   // setup + run
-  double setup_seconds = 0;      // setup alone
+  double seconds_per_call = 0;  // setup + run, best_seconds_per_call
+  double setup_seconds = 0;     // setup alone, likewise
 };
 
-// Times setup + run of one linear layer on `rows` rows of input `x`, then setup alone.
+// Times setup + run of one linear layer on `rows` rows of input `x`: the benchmark's loop (mean
+// time), then the best-of-batches figures the counters use.
 template <typename T>
 Timing time_linear(benchmark::State& state, xnn_operator_t op, size_t rows, size_t out, pthreadpool_t pool,
                    xnn_status (*setup)(xnn_operator_t, size_t, size_t, size_t, const T*, T*, pthreadpool_t),
                    const std::vector<T>& x) {
-  using Clock = std::chrono::steady_clock;
   std::vector<T> y(rows * out);
-  const auto t0 = Clock::now();
+  const auto call = [&] {
+    const bool ok = setup(op, rows, 1, 1, x.data(), y.data(), pool) == xnn_status_success &&
+                    xnn_run_operator(op, pool) == xnn_status_success;
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    return ok;
+  };
   for (auto _ : state) {
-    if (setup(op, rows, 1, 1, x.data(), y.data(), pool) != xnn_status_success ||
-        xnn_run_operator(op, pool) != xnn_status_success) {
+    if (!call()) {
       state.SkipWithError("XNNPACK setup/run failed");
       return {};
     }
-    benchmark::DoNotOptimize(y.data());
-    benchmark::ClobberMemory();
   }
   Timing t;
-  t.seconds_per_call = std::chrono::duration<double>(Clock::now() - t0).count() /
-                       static_cast<double>(state.iterations());
-  constexpr int kSetups = 1000;
-  const auto t1 = Clock::now();
-  for (int i = 0; i < kSetups; ++i) setup(op, rows, 1, 1, x.data(), y.data(), pool);
-  t.setup_seconds = std::chrono::duration<double>(Clock::now() - t1).count() / kSetups;
+  t.seconds_per_call = pmt::bench::best_seconds_per_call(call);
+  t.setup_seconds = pmt::bench::best_seconds_per_call([&] { setup(op, rows, 1, 1, x.data(), y.data(), pool); });
   return t;
 }
 

@@ -1,7 +1,6 @@
 #include "machine_limits.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -23,12 +22,6 @@ constexpr int kIters = 2048;
 constexpr int kAcc = 12;
 
 volatile uint64_t g_sink;  // results of the loops land here so the compiler keeps them
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 uint64_t bits_of(float f) {
   uint32_t u;
@@ -237,15 +230,7 @@ PeakLoop int8_dot_loop() {
 
 double measure_peak(const PeakLoop& loop) {
   if (loop.run == nullptr) return 0;
-  constexpr int kCallsPerBatch = 10;
-  loop.run();  // warm-up: instruction cache, and the wide units' power-up on some cores
-  double best = 1e30;
-  for (int batch = 0; batch < 30; ++batch) {
-    const auto t0 = Clock::now();
-    for (int k = 0; k < kCallsPerBatch; ++k) loop.run();
-    best = std::min(best, seconds_since(t0) / kCallsPerBatch);
-  }
-  return loop.ops / best;
+  return loop.ops / best_seconds_per_call(loop.run);
 }
 
 uint64_t stream_read(const uint8_t* data, size_t bytes) {
@@ -263,19 +248,12 @@ double stream_seconds(size_t bytes) {
   const size_t padded = (bytes + 63) / 64 * 64;
   auto* buf = static_cast<uint8_t*>(std::aligned_alloc(64, std::max<size_t>(padded, 64)));
   for (size_t i = 0; i < bytes; ++i) buf[i] = static_cast<uint8_t>(i * 7 + 1);
-  // Several passes per timed batch so that a batch reads at least 4 MB: long against the clock.
-  const size_t passes = std::max<size_t>(1, (size_t{4} << 20) / std::max<size_t>(bytes, 1));
-  uint64_t sum = stream_read(buf, bytes);
-  double best = 1e30;
-  for (int batch = 0; batch < 30; ++batch) {
-    const auto t0 = Clock::now();
-    for (size_t k = 0; k < passes; ++k) sum += stream_read(buf, bytes);
-    best = std::min(best, seconds_since(t0) / static_cast<double>(passes));
-  }
+  uint64_t sum = 0;
+  const double seconds = best_seconds_per_call([&] { sum += stream_read(buf, bytes); });
   g_sink = g_sink + sum;
   std::free(buf);
-  measured[bytes] = best;
-  return best;
+  measured[bytes] = seconds;
+  return seconds;
 }
 
 }  // namespace pmt::bench
