@@ -2,7 +2,8 @@
 """Checks that pmt-bench (public API, token-event timing) and the Google Benchmark suite
 bench_translator (internal network calls) measure the same thing: prints, per precision and
 thread count, encoder latency, decoder step latency at several positions and whole-sentence
-latency from both, and their ratio.
+latency from both, and their ratio. Wall times are compared, or CPU times when pmt-bench ran
+with --clock cpu.
 
   /usr/bin/python3 bench/agreement.py --gbench translator.json --pmt-bench pmt-bench.json
 """
@@ -14,9 +15,10 @@ import sys
 NAME = re.compile(r"BM_(\w+)/(fp32|int8)/(.*)/real_time(_median)?$")
 
 
-def gbench_times(path):
-    """{(kind, precision, sorted args): milliseconds} from --benchmark_format=json output: the
-    median aggregate where the run had repetitions (robust on a busy machine), else the mean."""
+def gbench_times(path, field):
+    """{(kind, precision, sorted args): milliseconds of `field` (real_time or cpu_time)} from
+    --benchmark_format=json output: the median aggregate where the run had repetitions (robust
+    on a busy machine), else the mean."""
     with open(path) as f:
         data = json.load(f)
     out = {}
@@ -26,7 +28,7 @@ def gbench_times(path):
             continue
         scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b.get("time_unit", "ns")]
         args = dict(kv.split(":") for kv in m.group(3).split("/"))
-        out[(m.group(1), m.group(2), tuple(sorted(args.items())))] = b["real_time"] * scale
+        out[(m.group(1), m.group(2), tuple(sorted(args.items())))] = b[field] * scale
     return out
 
 
@@ -36,9 +38,11 @@ def main():
     ap.add_argument("--pmt-bench", required=True, help="pmt-bench --json output (-s 8,32,128 -n 32,128)")
     args = ap.parse_args()
     try:
-        gb = gbench_times(args.gbench)
         with open(args.pmt_bench) as f:
             rows = json.load(f)
+        # pmt-bench --clock cpu is compared with the suite's CPU time (meaningful on 1 thread).
+        cpu = any(r.get("clock") == "cpu" for r in rows)
+        gb = gbench_times(args.gbench, "cpu_time" if cpu else "real_time")
     except (OSError, ValueError, KeyError) as e:
         print(f"agreement: {e}", file=sys.stderr)
         return 2
