@@ -24,7 +24,8 @@ void check_teacher_forced_logits(bool pre_ln) {
   int32_t T = 0;
   const std::vector<float> expected = trainer_logits(model.get(), pairs, &T);
 
-  auto translator = load(export_model(*model, DType::F32), {.max_batch = 4, .max_src_len = 64, .max_tgt_len = 64});
+  const ModelBytes bytes = export_model(*model, DType::F32);
+  auto translator = load(bytes, {.max_batch = 4, .max_src_len = 64, .max_tgt_len = 64});
   REQUIRE(translator->config().pre_ln == pre_ln);
   std::vector<std::vector<int32_t>> src, tgt;
   for (const Pair& p : pairs) {
@@ -88,7 +89,8 @@ TEST_CASE("fp32 runtime greedy search equals the trainer's greedy decoding on a 
   for (auto& s : with_eos) s.push_back(kEosId);
   const auto expected = train::greedy_decode(model.get(), spans(with_eos), c.max_len, train::GreedyOptions{});
 
-  auto translator = load(export_model(*model, DType::F32), {.max_batch = 6, .max_src_len = 32, .max_tgt_len = 64});
+  const ModelBytes bytes = export_model(*model, DType::F32);
+  auto translator = load(bytes, {.max_batch = 6, .max_src_len = 32, .max_tgt_len = 64});
   const Status s = translator->translate_ids(spans(sources), {.beam = 1});
   REQUIRE_MESSAGE(s.ok(), s.message());
   REQUIRE(translator->results().size() == sources.size());

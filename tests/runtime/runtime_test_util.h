@@ -112,12 +112,15 @@ inline ModelBytes export_model(const train::Transformer& model, DType dtype) {
   return ModelBytes(bytes);
 }
 
+// The Translator reads the buffer in place: `bytes` must outlive it.
 inline std::unique_ptr<Translator> load(const ModelBytes& bytes, const LoadOptions& options) {
   std::unique_ptr<Translator> t;
   const Status s = Translator::load(bytes.data(), bytes.size(), options, &t);
   REQUIRE_MESSAGE(s.ok(), s.message());
   return t;
 }
+
+std::unique_ptr<Translator> load(const ModelBytes&& temporary, const LoadOptions& options) = delete;
 
 // spans over a list of id vectors.
 inline std::vector<std::span<const int32_t>> spans(const std::vector<std::vector<int32_t>>& v) {

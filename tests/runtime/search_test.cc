@@ -18,7 +18,7 @@ namespace {
 
 // The runtime's network and search without the Translator, to call both searches directly.
 struct Engine {
-  Engine(const ModelBytes& bytes, const rt::NetworkLimits& limits) : pool(1), search(&network) {
+  Engine(ModelBytes model, const rt::NetworkLimits& limits) : bytes(std::move(model)), pool(1), search(&network) {
     std::string error;
     file = ModelFile::from_buffer(bytes.data(), bytes.size(), &error);
     REQUIRE_MESSAGE(file != nullptr, error);
@@ -34,6 +34,7 @@ struct Engine {
     search.bind(layout);
   }
 
+  ModelBytes bytes;  // read in place by the network
   std::unique_ptr<ModelFile> file;
   rt::ThreadPool pool;
   rt::Network network;
@@ -164,7 +165,8 @@ TEST_CASE("beam search finds a higher-scoring translation than greedy on a const
   const ModelConfig c = tiny_config();
   auto model = make_model(c, 1);
   build_trap_model(model.get());
-  auto translator = load(export_model(*model, DType::F32), {.max_batch = 1, .max_src_len = 16, .max_tgt_len = 24});
+  const ModelBytes bytes = export_model(*model, DType::F32);
+  auto translator = load(bytes, {.max_batch = 1, .max_src_len = 16, .max_tgt_len = 24});
   const std::vector<std::vector<int32_t>> source = {{7, 8, 9}};
 
   REQUIRE(translator->translate_ids(spans(source), {.beam = 1, .alpha = 0.f}).ok());

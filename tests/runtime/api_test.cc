@@ -1,0 +1,243 @@
+// The public APIs (translator.h, pmt.h) on bad input and on their documented behaviour: load
+// errors, limits, per-sentence errors, the string path, streaming, threads, the C API.
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../formats/temp_dir.h"
+#include "pocketmt/pmt.h"
+#include "runtime_test_util.h"
+
+namespace pmt::test {
+namespace {
+
+// One exported tiny model shared by the tests of this file.
+const ModelBytes& tiny_model() {
+  static const ModelBytes bytes = [] {
+    auto model = make_model(tiny_config(), 1);
+    model->init(5);
+    return export_model(*model, DType::F32);
+  }();
+  return bytes;
+}
+
+void write(const std::string& path, const void* data, size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+}
+
+std::vector<int32_t> tokens_of(const Translation& r) { return {r.tokens.begin(), r.tokens.end()}; }
+
+TEST_CASE("load reports a missing file, a corrupt file and bad options") {
+  TempDir dir;
+  std::unique_ptr<Translator> t;
+  Status s = Translator::load(dir.file("missing.pmt"), {}, &t);
+  CHECK(s.code() == ErrorCode::kNotFound);
+  CHECK(std::string(s.message()).find("missing.pmt") != std::string::npos);
+  CHECK(t == nullptr);
+
+  const ModelBytes& good = tiny_model();
+  write(dir.file("good.pmt"), good.data(), good.size());
+  s = Translator::load(dir.file("good.pmt"), {}, &t);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  CHECK(t->limits().max_src_len == 64);  // the default 128 capped at the tiny model's max_len
+  CHECK(t->limits().max_tgt_len == 64);
+
+  std::vector<uint8_t> bytes(good.data(), good.data() + good.size());
+  bytes[bytes.size() / 2] ^= 0x40;
+  write(dir.file("flipped.pmt"), bytes.data(), bytes.size());
+  write(dir.file("truncated.pmt"), good.data(), good.size() / 3);
+  write(dir.file("empty.pmt"), "", 0);
+  write(dir.file("text.pmt"), "not a model\n", 12);
+  for (const char* name : {"flipped.pmt", "truncated.pmt", "empty.pmt", "text.pmt"}) {
+    CAPTURE(name);
+    std::unique_ptr<Translator> bad;
+    s = Translator::load(dir.file(name), {}, &bad);
+    CHECK(s.code() == ErrorCode::kBadModel);
+    CHECK(std::string(s.message()).size() > 0);
+    CHECK(bad == nullptr);
+  }
+
+  for (const LoadOptions& o : {LoadOptions{.max_batch = 0}, LoadOptions{.max_src_len = 65},
+                               LoadOptions{.max_tgt_len = 65}, LoadOptions{.max_beam = 0}, LoadOptions{.threads = 0}}) {
+    std::unique_ptr<Translator> bad;
+    s = Translator::load(good.data(), good.size(), o, &bad);
+    CHECK(s.code() == ErrorCode::kInvalidArgument);
+    CHECK(bad == nullptr);
+  }
+}
+
+TEST_CASE("a sentence beyond the limits is rejected alone; the others are translated") {
+  auto t = load(tiny_model(), {.max_batch = 5, .max_src_len = 8});
+  const std::vector<std::vector<int32_t>> sources = {
+      {10, 11, 12, 13, 14, 15, 16},      // 7 tokens + EOS = 8: fits
+      {10, 11, 12, 13, 14, 15, 16, 17},  // 8 + EOS = 9: too long
+      {},                                // empty: empty translation
+      {10, 64, 12},                      // id outside the vocabulary
+      {20, 21}};
+  REQUIRE(t->translate_ids(spans(sources)).ok());
+  const auto r = t->results();
+  REQUIRE(r.size() == 5);
+  CHECK(r[0].status.ok());
+  CHECK(r[0].source_tokens == 8);
+  CHECK(r[1].status.code() == ErrorCode::kLimitExceeded);
+  CHECK(std::string(r[1].status.message()).find("max_src_len") != std::string::npos);
+  CHECK(r[1].tokens.empty());
+  CHECK(r[2].status.ok());
+  CHECK(r[2].tokens.empty());
+  CHECK(r[2].complete);
+  CHECK(r[3].status.code() == ErrorCode::kInvalidArgument);
+  CHECK(r[4].status.ok());
+
+  // The accepted sentences come out as when translated on their own.
+  const std::vector<int32_t> first = tokens_of(r[0]), last = tokens_of(r[4]);
+  REQUIRE(t->translate_ids(spans({sources[4]})).ok());
+  CHECK(tokens_of(t->results()[0]) == last);
+  REQUIRE(t->translate_ids(spans({sources[0]})).ok());
+  CHECK(tokens_of(t->results()[0]) == first);
+}
+
+TEST_CASE("call options outside the load limits are refused") {
+  auto t = load(tiny_model(), {.max_batch = 2, .max_src_len = 16, .max_tgt_len = 20, .max_beam = 3});
+  const std::vector<std::vector<int32_t>> one = {{5, 6}}, three = {{5}, {6}, {7}};
+  CHECK(t->translate_ids(spans(three)).code() == ErrorCode::kLimitExceeded);
+  CHECK(t->translate_ids(spans(one), {.beam = 0}).code() == ErrorCode::kInvalidArgument);
+  CHECK(t->translate_ids(spans(one), {.beam = 4}).code() == ErrorCode::kInvalidArgument);
+  CHECK(t->translate_ids(spans(one), {.beam = 2, .alpha = -1.f}).code() == ErrorCode::kInvalidArgument);
+  CHECK(t->translate_ids(spans(one), {.beam = 2, .alpha = NAN}).code() == ErrorCode::kInvalidArgument);
+  CHECK(t->translate_ids(spans(one), {.beam = 2, .max_len = 21}).code() == ErrorCode::kInvalidArgument);
+  REQUIRE(t->translate_ids(spans(one), {.beam = 3, .max_len = 20}).ok());
+  CHECK(t->results()[0].tokens.size() <= 20);
+  // The default length limit: source tokens with EOS + 50, here capped at max_tgt_len = 20.
+  REQUIRE(t->translate_ids(spans(one), {.beam = 1}).ok());
+  CHECK(t->results()[0].tokens.size() + (t->results()[0].complete ? 1 : 0) <= 20);
+}
+
+TEST_CASE("the string path: invalid UTF-8 and empty lines, text = decoded tokens") {
+  auto t = load(tiny_model(), {.max_batch = 4});
+  const std::vector<std::string_view> lines = {"abc de", "bad \xC3( byte", "", "ku lmn o"};
+  REQUIRE(t->translate(lines, {.beam = 2}).ok());
+  const auto r = t->results();
+  REQUIRE(r.size() == 4);
+  CHECK(r[0].status.ok());
+  CHECK(r[1].status.code() == ErrorCode::kInvalidUtf8);
+  CHECK(std::string(r[1].status.message()).find("byte 4") != std::string::npos);
+  CHECK(r[2].status.ok());
+  CHECK(r[2].text.empty());
+  CHECK(r[3].status.ok());
+  for (size_t i : {0u, 3u}) {
+    std::string decoded;
+    REQUIRE(t->decode(r[i].tokens, &decoded).ok());
+    CHECK(r[i].text == decoded);
+  }
+  // Strings and their token ids translate alike.
+  const std::vector<int32_t> text0 = tokens_of(r[0]);
+  std::vector<int32_t> ids;
+  REQUIRE(t->encode(lines[0], &ids).ok());
+  CHECK(!ids.empty());
+  REQUIRE(t->translate_ids(spans({ids}), {.beam = 2}).ok());
+  CHECK(tokens_of(t->results()[0]) == text0);
+  CHECK(t->encode("\xFF", &ids).code() == ErrorCode::kInvalidUtf8);
+}
+
+// Records the streamed events per sentence.
+struct Stream {
+  std::vector<std::vector<int32_t>> tokens;
+  std::vector<std::string> text;
+  static void on_token(void* user, const TokenEvent& e) {
+    auto* s = static_cast<Stream*>(user);
+    CHECK(e.position == static_cast<int32_t>(s->tokens[e.sentence].size()));
+    s->tokens[e.sentence].push_back(e.token);
+    s->text[e.sentence] += e.text;
+  }
+};
+
+TEST_CASE("streamed tokens are the final tokens, in order, for greedy and beam search") {
+  auto t = load(tiny_model(), {.max_batch = 3, .max_beam = 4});
+  const std::vector<std::string_view> lines = {"abc de fg", "hi", "kl mno prs tu"};
+  for (int32_t beam : {1, 4}) {
+    CAPTURE(beam);
+    Stream stream{std::vector<std::vector<int32_t>>(3), std::vector<std::string>(3)};
+    REQUIRE(t->translate(lines, {.beam = beam}, {Stream::on_token, &stream}).ok());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      CHECK(stream.tokens[i] == tokens_of(t->results()[i]));
+      CHECK(stream.text[i] == t->results()[i].text);
+    }
+  }
+}
+
+TEST_CASE("two threads translate exactly as one") {
+  std::mt19937 rng(1);
+  std::vector<std::vector<int32_t>> sources;
+  for (size_t n : {3, 17, 8, 30}) sources.push_back(random_ids(rng, n, 64));
+  std::vector<std::vector<int32_t>> out[2];
+  for (int32_t threads : {1, 2}) {
+    auto t = load(tiny_model(), {.max_batch = 4, .threads = threads});
+    REQUIRE(t->translate_ids(spans(sources), {.beam = 3}).ok());
+    for (const Translation& r : t->results()) out[threads - 1].push_back(tokens_of(r));
+  }
+  CHECK(out[0] == out[1]);
+}
+
+TEST_CASE("the C API: load, translate strings and ids, results, errors") {
+  const ModelBytes& model = tiny_model();
+  pmt_translator* t = nullptr;
+  CHECK(pmt_load("/nonexistent/dir/model.pmt", nullptr, &t) == PMT_NOT_FOUND);
+  CHECK(std::string(pmt_last_error()).find("model.pmt") != std::string::npos);
+  CHECK(pmt_load_buffer(model.data(), 100, nullptr, &t) == PMT_BAD_MODEL);
+  CHECK(t == nullptr);
+
+  pmt_load_options options;
+  pmt_load_options_init(&options);
+  options.max_batch = 2;
+  REQUIRE(pmt_load_buffer(model.data(), model.size(), &options, &t) == PMT_OK);
+  CHECK(pmt_vocab_size(t) == 64);
+  CHECK(pmt_arena_bytes(t) > 0);
+
+  const char* sentences[] = {"abc de", "bad \xFF"};
+  pmt_translate_options topt;
+  pmt_translate_options_init(&topt);
+  topt.beam = 2;
+  struct Count {
+    int events = 0;
+  } count;
+  pmt_token_fn on_token = [](void* user, int32_t, int32_t, int32_t, const char*, size_t) {
+    ++static_cast<Count*>(user)->events;
+  };
+  REQUIRE(pmt_translate(t, sentences, nullptr, 2, &topt, on_token, &count) == PMT_OK);
+  REQUIRE(pmt_result_count(t) == 2);
+  pmt_result r0, r1;
+  REQUIRE(pmt_get_result(t, 0, &r0) == PMT_OK);
+  REQUIRE(pmt_get_result(t, 1, &r1) == PMT_OK);
+  CHECK(r0.status == PMT_OK);
+  CHECK(std::string(r0.text) == std::string(r0.text, r0.text_length));
+  CHECK(count.events == static_cast<int>(r0.token_count));
+  CHECK(r1.status == PMT_INVALID_UTF8);
+  CHECK(std::string(r1.error).size() > 0);
+  CHECK(pmt_get_result(t, 2, &r0) == PMT_INVALID_ARGUMENT);
+
+  const int32_t ids[] = {10, 11, 12};
+  const int32_t* sources[] = {ids};
+  const size_t lengths[] = {3};
+  REQUIRE(pmt_translate_ids(t, sources, lengths, 1, nullptr, nullptr, nullptr) == PMT_OK);
+  REQUIRE(pmt_get_result(t, 0, &r0) == PMT_OK);
+  CHECK(r0.status == PMT_OK);
+  CHECK(std::string(r0.text).empty());
+  CHECK(std::isfinite(r0.score));
+
+  const char* three[] = {"a", "b", "c"};
+  CHECK(pmt_translate(t, three, nullptr, 3, nullptr, nullptr, nullptr) == PMT_LIMIT_EXCEEDED);
+  CHECK(pmt_translate(nullptr, three, nullptr, 1, nullptr, nullptr, nullptr) == PMT_INVALID_ARGUMENT);
+  topt.beam = 9;
+  CHECK(pmt_translate(t, three, nullptr, 1, &topt, nullptr, nullptr) == PMT_INVALID_ARGUMENT);
+  CHECK(std::string(pmt_last_error()).find("beam") != std::string::npos);
+  CHECK(std::string(pmt_status_name(PMT_INVALID_UTF8)) == "invalid UTF-8");
+  CHECK(std::string(pmt_version()).size() > 0);
+  pmt_free(t);
+  pmt_free(nullptr);
+}
+
+}  // namespace
+}  // namespace pmt::test
