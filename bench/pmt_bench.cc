@@ -4,8 +4,10 @@
 // ids (or the sentences of --input), batch 1, and reports:
 //   load ms          Translator::load (map, verify, create XNNPACK operators, allocate the arena)
 //   encoder ms       encoder + cross-attention keys/values. The API has no encoder-only call, so
-//                    a greedy probe with max_len 2 measures t1 (first token) and t2 (end); the
-//                    two decoder steps cost about the same, so encoder = t1 - (t2 - t1)
+//                    a greedy probe with max_len 2 measures t1 (first token) and t2 (end), and
+//                    encoder = t1 - (t2 - t1): the first token's time less one warm decoder step.
+//                    It thus includes the first step's extra cache misses (decoder weights not
+//                    yet in cache), which a model larger than the caches shows (fp32 `small`)
 //   first token ms   from the call to the first token event (the streaming callback)
 //   ms/token         greedy: the gaps between consecutive token events, i.e. one decoder step
 //                    plus argmax (median and p90 over every step of every repeat); beam: (call -
