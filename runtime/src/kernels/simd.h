@@ -106,7 +106,8 @@ PMT_INLINE float dot(const float* a, const float* b, size_t n) {
   return hsum(acc);
 }
 
-// Largest element; n >= 1.
+// Largest element; n >= 1. The Vec comparison is one instruction per vector with AVX2 and
+// AVX-512; a target without 16-lane vectors (SSE2, NEON) gets one scalar comparison per lane.
 PMT_INLINE float max(const float* x, size_t n) {
   Vec acc = broadcast(x[0]);
   size_t i = 0;
@@ -121,21 +122,33 @@ PMT_INLINE float max(const float* x, size_t n) {
   return hmax(acc);
 }
 
-// exp(x) per lane for x in [-87.3, 88.3] with a relative error of a few float ulps (below 1e-6);
+// cond ? a : b spelled as bit operations. Under GCC's default -ftrapping-math the vectorizer
+// will not if-convert a ?: whose arms feed or follow arithmetic that might trap (it splits the
+// paths instead), except with AVX-512 masks; bit operations never trap, so this vectorizes at
+// every width.
+PMT_INLINE float select(bool cond, float a, float b) {
+  const int32_t mask = -static_cast<int32_t>(cond);
+  return std::bit_cast<float>((std::bit_cast<int32_t>(a) & mask) |
+                              (std::bit_cast<int32_t>(b) & ~mask));
+}
+
+// exp(x) for x in [-87.3, 88.3] with a relative error of a few float ulps (below 1e-6);
 // 0 below that range (where exp would be subnormal) and exp(88.3) above it.
 // Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, then the degree-7 Taylor polynomial of e^r
 // (truncation error r^8/8! < 6e-9) scaled by 2^n built in the exponent bits.
-PMT_INLINE Vec exp(const Vec& x) {
+// A scalar function, meant for loops over kLanes elements: the vectorizer then uses the native
+// compares of each instruction set, where the lowering of 16-lane Vec comparisons on targets
+// with narrower vectors (SSE2, NEON) would take one scalar comparison per lane.
+PMT_INLINE float exp(float x) {
   constexpr float kMin = -87.3f, kMax = 88.3f;
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f;     // ln 2 rounded to 10 bits: n * kLn2Hi is exact
   constexpr float kLn2Lo = -2.12194440e-4f;  // ln 2 - kLn2Hi
   constexpr float kRound = 12582912.0f;      // 1.5 * 2^23: adding it rounds to an integer
-  Vec xc = x < kMin ? broadcast(kMin) : x;
-  xc = xc > kMax ? broadcast(kMax) : xc;
-  const Vec n = (xc * kLog2e + kRound) - kRound;
-  const Vec r = (xc - n * kLn2Hi) - n * kLn2Lo;
-  Vec p = broadcast(1.0f / 5040.0f);
+  const float xc = select(x < kMin, kMin, select(x > kMax, kMax, x));
+  const float n = (xc * kLog2e + kRound) - kRound;
+  const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
   p = p * r + 1.0f / 24.0f;
@@ -143,9 +156,16 @@ PMT_INLINE Vec exp(const Vec& x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const IVec biased_exponent = __builtin_convertvector(n, IVec) + 127;
-  const Vec two_n = std::bit_cast<Vec>(biased_exponent << 23);
-  return x < kMin ? Vec{} : p * two_n;
+  const float two_n = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
+  return select(x < kMin, 0.0f, p * two_n);
+}
+
+// exp(x[l] - m) for the kLanes lanes of x.
+PMT_INLINE Vec exp_shifted(const Vec& x, float m) {
+  float in[kLanes], out[kLanes];
+  store(in, x);
+  for (size_t l = 0; l < kLanes; ++l) out[l] = exp(in[l] - m);
+  return load(out);
 }
 
 }  // namespace pmt::kernels::simd

@@ -11,16 +11,15 @@ namespace pmt::kernels {
 
 // sum_i exp(x[i] - m); with dest, also writes exp(x[i] - m) to dest[i] (dest may be x).
 PMT_INLINE float sum_exp(const float* x, float m, float* dest, size_t n) {
-  const simd::Vec vm = simd::broadcast(m);
   simd::Vec acc = {};
   size_t i = 0;
   for (; i + simd::kLanes <= n; i += simd::kLanes) {
-    const simd::Vec e = simd::exp(simd::load(x + i) - vm);
+    const simd::Vec e = simd::exp_shifted(simd::load(x + i), m);
     if (dest != nullptr) simd::store(dest + i, e);
     acc += e;
   }
   if (i < n) {  // padding lanes hold -inf, whose exp is 0
-    const simd::Vec e = simd::exp(simd::load_partial(x + i, n - i, -INFINITY) - vm);
+    const simd::Vec e = simd::exp_shifted(simd::load_partial(x + i, n - i, -INFINITY), m);
     if (dest != nullptr) simd::store_partial(dest + i, e, n - i);
     acc += e;
   }

@@ -5,12 +5,6 @@
 namespace pmt::kernels {
 namespace {
 
-// True when some x[0..kLanes) beats the threshold: a vector test that lets the scan skip whole
-// blocks, since after the first few hundred entries almost none enter the top k.
-PMT_INLINE bool any_greater(const float* x, float threshold) {
-  return simd::any(simd::load(x) > threshold);
-}
-
 // The running top k of the entries seen so far, best first, kept in the caller's idx/val.
 struct Selection {
   size_t k;
@@ -36,7 +30,8 @@ PMT_INLINE void select(const float* x, size_t n, Selection& s) {
   size_t i = 0;
   for (; i < n && s.filled < s.k; ++i) s.offer(x[i], i);
   for (; i + simd::kLanes <= n; i += simd::kLanes) {
-    if (!any_greater(x + i, s.val[s.k - 1])) continue;
+    // Skips whole blocks: after the first few hundred entries almost none enter the top k.
+    if (!simd::any(simd::load(x + i) > s.val[s.k - 1])) continue;
     for (size_t l = 0; l < simd::kLanes; ++l) s.offer(x[i + l], i + l);
   }
   for (; i < n; ++i) s.offer(x[i], i);
