@@ -132,7 +132,19 @@ void Network::bind(ArenaLayout& arena) {
     l.self_kv = arena.take<float>(slots() * limits_.max_tgt_len * 2 * D);
     l.cross_kv = arena.take<float>(src_rows * 2 * D);
   }
-  if (pos_table_ != nullptr) kernels::sinusoid_table(pos_table_, max_len, D);
+  // The norms move into the arena: read from the file, each would keep the file pages around
+  // it resident (the kernel maps neighbouring pages on every fault).
+  std::vector<Norm*> norms;
+  for (EncoderLayer& l : encoder_) norms.insert(norms.end(), {&l.norm1, &l.norm2});
+  for (DecoderLayer& l : decoder_) norms.insert(norms.end(), {&l.norm1, &l.norm2, &l.norm3});
+  if (config_.pre_ln) norms.insert(norms.end(), {&encoder_norm_, &decoder_norm_});
+  float* norm_params = arena.take<float>(norms.size() * 2 * D);
+  if (norm_params == nullptr) return;
+  for (Norm* n : norms) {
+    *n = {std::copy_n(n->gamma, D, norm_params) - D, std::copy_n(n->beta, D, norm_params + D) - D};
+    norm_params += 2 * D;
+  }
+  kernels::sinusoid_table(pos_table_, max_len, D);
 }
 
 void Network::embed(const int32_t* ids, size_t n, size_t pos0, float* y) const {

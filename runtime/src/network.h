@@ -40,8 +40,8 @@ class Network {
   // XNNPACK has packed it. Empty string or error.
   std::string create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
                      bool release_weights);
-  // Carves this network's buffers; run once to measure and once on the real arena, then the
-  // tables are filled (positional encodings).
+  // Carves this network's buffers; run once to measure and once on the real arena, where it
+  // also fills the positional encodings and copies the LayerNorm parameters in.
   void bind(ArenaLayout& arena);
 
   const ModelConfig& config() const { return config_; }
