@@ -21,7 +21,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Transformer* model, const std::v
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return sources[a].size() < sources[b].size(); });
 
   std::vector<std::vector<int32_t>> out(n);
-  std::vector<uint8_t> done;
+  std::vector<uint32_t> active;
   Batch batch;
   for (size_t begin = 0; begin < n;) {
     size_t end = begin;
@@ -34,50 +34,40 @@ std::vector<std::vector<int32_t>> greedy_decode(Transformer* model, const std::v
       T = t;
       ++end;
     }
-    const auto B = static_cast<int32_t>(end - begin);
-    batch.batch = B;
-    batch.src_len = S;
-    batch.src.assign(static_cast<size_t>(B) * S, kPadId);
-    for (int32_t r = 0; r < B; ++r) {
-      const auto src = sources[order[begin + r]];
-      std::copy(src.begin(), src.end(), batch.src.begin() + static_cast<ptrdiff_t>(r) * S);
-    }
-    done.assign(static_cast<size_t>(B), 0);
-    for (int32_t L = 1; L <= T; ++L) {
-      // Decoder input: BOS + each row's tokens so far. tgt_out only marks the live positions
-      // non-pad so the (unused) loss is well defined.
+    // Rows still decoding (positions in `order`). Finished rows leave the batch, so at step L every
+    // live row holds exactly L - 1 generated tokens and the decoder input has no padding.
+    active.clear();
+    for (size_t r = begin; r < end; ++r) active.push_back(static_cast<uint32_t>(r));
+    for (int32_t L = 1; L <= T && !active.empty(); ++L) {
+      const auto B = static_cast<int32_t>(active.size());
+      S = 0;
+      for (uint32_t a : active) S = std::max(S, static_cast<int32_t>(sources[order[a]].size()));
+      batch.batch = B;
+      batch.src_len = S;
       batch.tgt_len = L;
-      batch.tgt_in.assign(static_cast<size_t>(B) * L, kPadId);
-      batch.tgt_out.assign(static_cast<size_t>(B) * L, kPadId);
+      batch.src.assign(static_cast<size_t>(B) * S, kPadId);
+      batch.tgt_in.resize(static_cast<size_t>(B) * L);
+      // tgt_out only needs non-pad entries so the (unused) loss is well defined.
+      batch.tgt_out.assign(static_cast<size_t>(B) * L, kEosId);
       for (int32_t r = 0; r < B; ++r) {
-        const auto& hyp = out[order[begin + r]];
+        const size_t i = order[active[r]];
+        std::copy(sources[i].begin(), sources[i].end(), batch.src.begin() + static_cast<ptrdiff_t>(r) * S);
         int32_t* in = batch.tgt_in.data() + static_cast<ptrdiff_t>(r) * L;
         in[0] = kBosId;
-        const auto len = std::min<int32_t>(static_cast<int32_t>(hyp.size()), L - 1);
-        std::copy(hyp.begin(), hyp.begin() + len, in + 1);
-        std::fill(batch.tgt_out.begin() + static_cast<ptrdiff_t>(r) * L,
-                  batch.tgt_out.begin() + static_cast<ptrdiff_t>(r) * L + len + 1, kEosId);
+        std::copy(out[i].begin(), out[i].end(), in + 1);
       }
       model->forward(batch, /*train=*/false, DropoutRng{});
       const float* logits = model->logits();
-      bool all_done = true;
+      size_t kept = 0;
       for (int32_t r = 0; r < B; ++r) {
-        if (done[r]) continue;
-        const size_t i = order[begin + r];
+        const size_t i = order[active[r]];
         const float* row = logits + (static_cast<size_t>(r) * L + (L - 1)) * V;
         const auto best = static_cast<int32_t>(std::max_element(row, row + V) - row);
-        if (best == kEosId) {
-          done[r] = 1;
-          continue;
-        }
+        if (best == kEosId) continue;
         out[i].push_back(best);
-        if (L >= budget(i)) {
-          done[r] = 1;
-        } else {
-          all_done = false;
-        }
+        if (L < budget(i)) active[kept++] = active[r];
       }
-      if (all_done) break;
+      active.resize(kept);
     }
     begin = end;
   }

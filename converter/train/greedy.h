@@ -20,7 +20,8 @@ struct GreedyOptions {
 
 // Decodes every source (ids ending with EOS, as in training). The output length is also capped by
 // the model's max_len and by max_tgt_len (the decoder input length the model was sized for).
-// Returns per source the generated ids without BOS and EOS.
+// Returns per source the generated ids without BOS and EOS. A row leaves the batch once it has
+// produced EOS, so the cost follows the hypotheses' lengths.
 std::vector<std::vector<int32_t>> greedy_decode(Transformer* model, const std::vector<std::span<const int32_t>>& sources,
                                                 int32_t max_tgt_len, const GreedyOptions& options);
 

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -118,7 +119,9 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
   std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), %ld timed steps\n", model.num_params(), B, S, T,
               threads, steps);
   std::vector<double> ms;
+  std::clock_t cpu_start = 0;
   for (long i = 0; i < steps + 2; ++i) {
+    if (i == 2) cpu_start = std::clock();
     const auto start = std::chrono::steady_clock::now();
     const auto lr = static_cast<float>(train::noam_lr(i + 1, config.d_model, 4000, 1.0));
     const train::StepResult r = train::train_step(&model, &adam, b, train::DropoutRng{seed, static_cast<uint64_t>(i + 1)}, lr, 0.0);
@@ -129,12 +132,15 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
     }
     if (i >= 2) ms.push_back(t);
   }
+  // Process CPU time over all threads: compared with the wall time it shows contention from
+  // other processes on a shared machine.
+  const double cpu_ms = 1e3 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC / static_cast<double>(steps);
   double mean = 0.0;
   for (double t : ms) mean += t / static_cast<double>(ms.size());
   std::sort(ms.begin(), ms.end());
   const double tgt_tokens = static_cast<double>(B) * T, all_tokens = static_cast<double>(B) * (S + T);
-  std::printf("step time: mean %.1f ms, median %.1f ms, min %.1f ms, max %.1f ms\n", mean, ms[ms.size() / 2],
-              ms.front(), ms.back());
+  std::printf("step time: mean %.1f ms, median %.1f ms, min %.1f ms, max %.1f ms; CPU %.1f ms per step\n", mean,
+              ms[ms.size() / 2], ms.front(), ms.back(), cpu_ms);
   // Mean step time, as bench/torch_train_bench.py reports it.
   std::printf("throughput: %.0f target tokens/s, %.0f source+target tokens/s\n", tgt_tokens / mean * 1e3,
               all_tokens / mean * 1e3);
