@@ -1,6 +1,7 @@
 #include "corpus/osis_text.h"
 
 #include <array>
+#include <optional>
 
 #include "corpus/utf8.h"
 
@@ -41,26 +42,17 @@ size_t parse_tag(std::string_view s, size_t pos, Tag* tag) {
   return end + 1;
 }
 
-// The value of attribute `name` (without quotes), or an empty view when absent.
-std::string_view attribute(const Tag& tag, std::string_view name) {
+// The value of attribute `name` (without quotes); nullopt when the tag does not have it.
+std::optional<std::string_view> attribute(const Tag& tag, std::string_view name) {
   const std::string_view a = tag.attributes;
   for (size_t pos = a.find(name); pos != std::string_view::npos; pos = a.find(name, pos + 1)) {
-    const bool starts_word = pos > 0 && a[pos - 1] == ' ';
     const size_t quote = pos + name.size() + 1;
-    if (starts_word && quote < a.size() && a[quote - 1] == '=' && a[quote] == '"') {
+    if (pos > 0 && a[pos - 1] == ' ' && quote < a.size() && a[quote - 1] == '=' && a[quote] == '"') {
       const size_t close = a.find('"', quote + 1);
       if (close != std::string_view::npos) return a.substr(quote + 1, close - quote - 1);
     }
   }
-  return {};
-}
-
-bool has_attribute(const Tag& tag, std::string_view name) {
-  const std::string_view a = tag.attributes;
-  for (size_t pos = a.find(name); pos != std::string_view::npos; pos = a.find(name, pos + 1)) {
-    if (pos > 0 && a[pos - 1] == ' ' && a.substr(pos + name.size()).starts_with("=\"")) return true;
-  }
-  return false;
+  return std::nullopt;
 }
 
 bool is_word_element(std::string_view name) { return name == "w" || name == "transChange"; }
@@ -83,7 +75,8 @@ bool is_dropped(const Tag& tag) {
 }
 
 bool is_end_of_book(const Tag& tag) {
-  return tag.name == "div" && attribute(tag, "type") == "book" && has_attribute(tag, "eID");
+  return tag.name == "div" && attribute(tag, "type") == "book" &&
+         attribute(tag, "eID").has_value();
 }
 
 // Where the element opened by the tag ending at `pos` closes (the position after its end tag),
