@@ -1,5 +1,7 @@
 #include "train/model.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -7,7 +9,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "train/ops/attention.h"
 #include "train/ops/cross_entropy.h"
 #include "train/ops/dropout.h"
 #include "train/ops/embedding.h"
@@ -31,6 +32,11 @@ void zero(float* p, long n) { std::memset(p, 0, sizeof(float) * n); }
 void copy(float* dst, const float* src, long n) { std::memcpy(dst, src, sizeof(float) * n); }
 
 long round_up16(long n) { return (n + 15) / 16 * 16; }  // 64-byte aligned activation slots
+
+// Smallest slice of an element-wise op worth a thread of its own (waking one costs microseconds).
+constexpr long kGrain = 1 << 15;
+// Most threads the ops are split over (bounds the per-thread partial results on the stack).
+constexpr int kMaxParts = 64;
 
 }  // namespace
 
@@ -163,7 +169,9 @@ Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) :
   slot(g_kv_, ns * 2 * D);
   slot(g_hidden_, nmax * F);
   slot(g_memory_, ns * D);
-  slot(attn_scratch_, 2 * std::max({S * S, T * T, T * S}));
+  pool_ = std::make_unique<ThreadPool>(std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxParts));
+  attn_scratch_slice_ = round_up16(2 * std::max({S * S, T * T, T * S}));
+  slot(attn_scratch_, attn_scratch_slice_ * pool_->max_threads());
   long acts_total = 0;
   for (const auto& s : slots) acts_total += round_up16(s.second);
   acts_.assign(acts_total, 0.f);
@@ -228,6 +236,45 @@ const float* Transformer::stack_output(const Stack& stack) const {
   return sublayer_output(stack.layers.back().norm_acts[stack.layers.back().sublayers - 1]);
 }
 
+template <typename F>
+void Transformer::parallel(long n, long grain, F&& fn) {
+  const long parts = std::min<long>(openblas_get_num_threads(), std::max(1L, n / grain));
+  pool_->parallel_for(n, static_cast<int>(parts), fn);
+}
+
+void Transformer::layer_norm(const NormActs& na, const float* x, const NormParams& np, long n) {
+  const int D = config_.d_model;
+  const float* P = params_.data();
+  parallel(n, kGrain / D, [&](long b, long e, int) {
+    layer_norm_forward(na.out + b * D, na.mean + b, na.rstd + b, x + b * D, P + np.w, P + np.b, e - b, D,
+                       config_.ln_eps);
+  });
+}
+
+namespace {
+// Batch rows of attention worth a thread: about kGrain * 8 multiply-adds.
+long attention_grain(const AttentionShape& s) {
+  const long per_row = static_cast<long>(s.heads) * s.q_len * s.kv_len * s.d_head;
+  return std::max(1L, kGrain * 8 / per_row);
+}
+}  // namespace
+
+void Transformer::attention_forward_parallel(const AttentionShape& s, const AttentionActs& acts, const float* q,
+                                             const float* k, const float* v) {
+  parallel(s.batch, attention_grain(s), [&](long b, long e, int part) {
+    attention_forward(acts.ctx, acts.probs, q, k, v, s, static_cast<int>(b), static_cast<int>(e),
+                      attn_scratch_ + part * attn_scratch_slice_);
+  });
+}
+
+void Transformer::attention_backward_parallel(const AttentionShape& s, const AttentionActs& acts, float* dq,
+                                              float* dk, float* dv, const float* q, const float* k, const float* v) {
+  parallel(s.batch, attention_grain(s), [&](long b, long e, int part) {
+    attention_backward(dq, dk, dv, g_ctx_, acts.probs, q, k, v, s, static_cast<int>(b), static_cast<int>(e),
+                       attn_scratch_ + part * attn_scratch_slice_);
+  });
+}
+
 namespace {
 // Self-attention reads Q, K, V from one fused [n, 3D] buffer; cross-attention reads Q from [nt, D]
 // and K, V from [ns, 2D].
@@ -253,15 +300,17 @@ template <typename F>
 const float* Transformer::sublayer_forward(const float* x, long n, const NormParams& np, const NormActs& na,
                                            uint64_t site, F&& f) {
   const int D = config_.d_model;
-  const float* P = params_.data();
   const DropoutMask mask = residual_mask(site);
+  auto residual = [&](const float* y) {
+    parallel(n * D, kGrain, [&](long b, long e, int) { dropout_add_forward(na.res + b, x + b, y + b, e - b, mask, b); });
+  };
   if (config_.pre_ln) {
-    layer_norm_forward(na.out, na.mean, na.rstd, x, P + np.w, P + np.b, n, D, config_.ln_eps);
-    dropout_add_forward(na.res, x, f(na.out), n * D, mask);
+    layer_norm(na, x, np, n);
+    residual(f(na.out));
     return na.res;
   }
-  dropout_add_forward(na.res, x, f(x), n * D, mask);
-  layer_norm_forward(na.out, na.mean, na.rstd, na.res, P + np.w, P + np.b, n, D, config_.ln_eps);
+  residual(f(x));
+  layer_norm(na, na.res, np, n);
   return na.out;
 }
 
@@ -277,7 +326,7 @@ void Transformer::sublayer_backward(float* g_in, const float* g_out, const float
   const DropoutMask mask = residual_mask(site);
   if (config_.pre_ln) {
     copy(g_in, g_out, nd);  // the residual path
-    dropout_forward(g_y_, g_out, nd, mask);
+    parallel(nd, kGrain, [&](long b, long e, int) { dropout_forward(g_y_ + b, g_out + b, e - b, mask, b); });
     zero(g_a_, nd);
     fb(g_a_, g_y_, na.out);
     layer_norm_backward(g_in, G + np.w, G + np.b, g_a_, x, na.mean, na.rstd, P + np.w, n, D);
@@ -286,7 +335,8 @@ void Transformer::sublayer_backward(float* g_in, const float* g_out, const float
   zero(g_y_, nd);
   layer_norm_backward(g_y_, G + np.w, G + np.b, g_out, na.res, na.mean, na.rstd, P + np.w, n, D);
   copy(g_in, g_y_, nd);                    // the residual path
-  dropout_forward(g_y_, g_y_, nd, mask);  // through the dropout, in place
+  // Through the dropout, in place.
+  parallel(nd, kGrain, [&](long b, long e, int) { dropout_forward(g_y_ + b, g_y_ + b, e - b, mask, b); });
   fb(g_in, g_y_, x);
 }
 
@@ -297,7 +347,7 @@ const float* Transformer::self_attention_forward(const float* a, long n, const A
   const float* P = params_.data();
   linear_forward(acts.q, a, P + p.in_w, P + p.in_b, n, D, 3 * D);
   const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
-  attention_forward(acts.ctx, acts.probs, acts.q, acts.q + D, acts.q + 2 * D, s, attn_scratch_);
+  attention_forward_parallel(s, acts, acts.q, acts.q + D, acts.q + 2 * D);
   linear_forward(acts.proj, acts.ctx, P + p.out_w, P + p.out_b, n, D, D);
   return acts.proj;
 }
@@ -310,8 +360,7 @@ void Transformer::self_attention_backward(float* da, const float* dy, const floa
   float* G = grads_.data();
   linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, n, D, D);
   const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
-  attention_backward(g_qkv_, g_qkv_ + D, g_qkv_ + 2 * D, g_ctx_, acts.probs, acts.q, acts.q + D, acts.q + 2 * D, s,
-                     attn_scratch_);
+  attention_backward_parallel(s, acts, g_qkv_, g_qkv_ + D, g_qkv_ + 2 * D, acts.q, acts.q + D, acts.q + 2 * D);
   linear_backward(da, InputGrad::kAccumulate, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, n, D, 3 * D);
 }
 
@@ -326,7 +375,7 @@ const float* Transformer::cross_attention_forward(const float* a, const Attentio
   linear_forward(acts.kv, stack_output(encoder_), P + p.in_w + D * D, P + p.in_b + D, ns, D, 2 * D);
   const AttentionShape s =
       attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
-  attention_forward(acts.ctx, acts.probs, acts.q, acts.kv, acts.kv + D, s, attn_scratch_);
+  attention_forward_parallel(s, acts, acts.q, acts.kv, acts.kv + D);
   linear_forward(acts.proj, acts.ctx, P + p.out_w, P + p.out_b, nt, D, D);
   return acts.proj;
 }
@@ -340,7 +389,7 @@ void Transformer::cross_attention_backward(float* da, const float* dy, const flo
   linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, nt, D, D);
   const AttentionShape s =
       attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
-  attention_backward(g_qkv_, g_kv_, g_kv_ + D, g_ctx_, acts.probs, acts.q, acts.kv, acts.kv + D, s, attn_scratch_);
+  attention_backward_parallel(s, acts, g_qkv_, g_kv_, g_kv_ + D, acts.q, acts.kv, acts.kv + D);
   linear_backward(da, InputGrad::kAccumulate, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, nt, D, D);
   linear_backward(g_memory_, InputGrad::kAccumulate, G + p.in_w + D * D, G + p.in_b + D, g_kv_,
                   stack_output(encoder_), P + p.in_w + D * D, ns, D, 2 * D);
@@ -351,7 +400,7 @@ const float* Transformer::feed_forward_forward(const float* a, long n, const Fee
   const int D = config_.d_model, F = config_.d_ff;
   const float* P = params_.data();
   linear_forward(acts.hidden, a, P + p.w1, P + p.b1, n, D, F);
-  relu_forward(acts.hidden, acts.hidden, n * F);
+  parallel(n * F, kGrain, [&](long b, long e, int) { relu_forward(acts.hidden + b, acts.hidden + b, e - b); });
   linear_forward(acts.out, acts.hidden, P + p.w2, P + p.b2, n, F, D);
   return acts.out;
 }
@@ -362,7 +411,7 @@ void Transformer::feed_forward_backward(float* da, const float* dy, const float*
   const float* P = params_.data();
   float* G = grads_.data();
   linear_backward(g_hidden_, InputGrad::kWrite, G + p.w2, G + p.b2, dy, acts.hidden, P + p.w2, n, F, D);
-  relu_backward(g_hidden_, acts.hidden, n * F);
+  parallel(n * F, kGrain, [&](long b, long e, int) { relu_backward(g_hidden_ + b, acts.hidden + b, e - b); });
   linear_backward(da, InputGrad::kAccumulate, G + p.w1, G + p.b1, g_hidden_, a, P + p.w1, n, D, F);
 }
 
@@ -376,8 +425,9 @@ const float* Transformer::stack_forward(const Stack& stack, const int32_t* ids) 
   const float* P = params_.data();
   embedding_forward(stack.embedded, ids, batch_, len, P + tensors_[0].offset, positions_.data(), D,
                     std::sqrt(static_cast<float>(D)));
-  dropout_forward(stack.embedded, stack.embedded, n * D,
-                  residual_mask(embedding_site(stack.id)));
+  const DropoutMask mask = residual_mask(embedding_site(stack.id));
+  parallel(n * D, kGrain,
+           [&](long b, long e, int) { dropout_forward(stack.embedded + b, stack.embedded + b, e - b, mask, b); });
   const float* x = stack.embedded;
   for (int l = 0; l < static_cast<int>(stack.layers.size()); ++l) {
     const Layer& L = stack.layers[l];
@@ -397,10 +447,8 @@ const float* Transformer::stack_forward(const Stack& stack, const int32_t* ids) 
                          [&](const float* a) { return feed_forward_forward(a, n, L.ffn, L.ffn_acts); });
   }
   if (config_.pre_ln) {
-    const NormActs& na = stack.final_norm_acts;
-    layer_norm_forward(na.out, na.mean, na.rstd, x, P + stack.final_norm.w, P + stack.final_norm.b, n, D,
-                       config_.ln_eps);
-    x = na.out;
+    layer_norm(stack.final_norm_acts, x, stack.final_norm, n);
+    x = stack.final_norm_acts.out;
   }
   return x;
 }
@@ -445,7 +493,8 @@ void Transformer::stack_backward(const Stack& stack, const int32_t* ids) {
       std::swap(cur, next);
     }
   }
-  dropout_forward(cur, cur, n * D, residual_mask(embedding_site(stack.id)));
+  const DropoutMask mask = residual_mask(embedding_site(stack.id));
+  parallel(n * D, kGrain, [&](long b, long e, int) { dropout_forward(cur + b, cur + b, e - b, mask, b); });
   embedding_backward(G + tensors_[0].offset, cur, ids, n, D, std::sqrt(static_cast<float>(D)));
 }
 
@@ -478,16 +527,32 @@ float Transformer::forward(const Batch& batch, bool train, const DropoutRng& rng
   stack_forward(encoder_, src_.data());
   const float* h = stack_forward(decoder_, tgt_in_.data());
   linear_forward(logits_, h, params_.data() + tensors_[0].offset, nullptr, nt, config_.d_model, V);
-  return cross_entropy_forward(lse_, &loss_tokens_, logits_, tgt_out_.data(), nt, V, config_.label_smoothing,
-                               config_.pad_id);
+  // Rows split across threads; each part's loss sum and token count are added up in part order.
+  const long rows_per_part = std::max(1L, kGrain / V);
+  double part_loss[kMaxParts] = {};
+  long part_tokens[kMaxParts] = {};
+  parallel(nt, rows_per_part, [&](long b, long e, int part) {
+    part_loss[part] = cross_entropy_forward(lse_ + b, &part_tokens[part], logits_ + b * V, tgt_out_.data() + b, e - b,
+                                            V, config_.label_smoothing, config_.pad_id);
+  });
+  double loss = 0.0;
+  loss_tokens_ = 0;
+  for (int part = 0; part < kMaxParts; ++part) {
+    loss += part_loss[part];
+    loss_tokens_ += part_tokens[part];
+  }
+  return loss_tokens_ ? static_cast<float>(loss / loss_tokens_) : 0.f;
 }
 
 void Transformer::backward() {
   if (batch_ == 0) throw std::logic_error("Transformer::backward called before forward");
   const int D = config_.d_model, V = config_.vocab_size;
   const long nt = rows(decoder_), ns = rows(encoder_);
-  cross_entropy_backward(dlogits_, logits_, lse_, tgt_out_.data(), nt, V, config_.label_smoothing, config_.pad_id,
-                         loss_tokens_ ? 1.f / static_cast<float>(loss_tokens_) : 0.f);
+  const float row_weight = loss_tokens_ ? 1.f / static_cast<float>(loss_tokens_) : 0.f;
+  parallel(nt, std::max(1L, kGrain / V), [&](long b, long e, int) {
+    cross_entropy_backward(dlogits_ + b * V, logits_ + b * V, lse_ + b, tgt_out_.data() + b, e - b, V,
+                           config_.label_smoothing, config_.pad_id, row_weight);
+  });
   // logits = h E^T: a Linear with the embedding as weight and no bias.
   linear_backward(g_stream_[0], InputGrad::kWrite, grads_.data() + tensors_[0].offset, nullptr, dlogits_, stack_output(decoder_),
                   params_.data() + tensors_[0].offset, nt, D, V);

@@ -2,15 +2,20 @@
 // Parameters, gradients and Adam moments are each ONE contiguous float blob; every named tensor
 // (the checkpoint names of README.md) is a view at a fixed offset. Activations live in one buffer
 // sized at construction for the largest batch; forward/backward never allocate.
+// Threads: GEMMs run on OpenBLAS's threads; the other ops are split over as many threads as
+// OpenBLAS is set to use (openblas_set_num_threads), so that is the one knob.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "pocketmt/config.h"
+#include "train/ops/attention.h"
 #include "train/ops/dropout.h"
+#include "train/thread_pool.h"
 
 namespace pmt::train {
 
@@ -157,6 +162,15 @@ class Transformer {
   void stack_backward(const Stack& stack, const int32_t* ids);
   const float* sublayer_output(const NormActs& na) const { return config_.pre_ln ? na.res : na.out; }
   const float* stack_output(const Stack& stack) const;  // after the final norm when pre_ln
+  // fn(begin, end, part) over [0, n) split in parts of at least `grain` items.
+  template <typename F>
+  void parallel(long n, long grain, F&& fn);
+  void layer_norm(const NormActs& na, const float* x, const NormParams& np, long n);
+  // attention_forward / attention_backward with the batch split across threads.
+  void attention_forward_parallel(const AttentionShape& s, const AttentionActs& acts, const float* q,
+                                  const float* k, const float* v);
+  void attention_backward_parallel(const AttentionShape& s, const AttentionActs& acts, float* dq, float* dk,
+                                   float* dv, const float* q, const float* k, const float* v);
   long rows(const Stack& stack) const { return static_cast<long>(batch_) * (stack.id ? tgt_len_ : src_len_); }
   // Masks of the last forward (inactive in eval mode) for residual / attention-weight dropout.
   DropoutMask residual_mask(uint64_t site) const;
@@ -169,6 +183,7 @@ class Transformer {
   std::vector<float> positions_;  // [max_len, D] sinusoidal table
   Stack encoder_, decoder_;
   float attention_dropout_ = 0.f;
+  std::unique_ptr<ThreadPool> pool_;
 
   // State of the last forward, read by backward().
   int batch_ = 0, src_len_ = 0, tgt_len_ = 0;
@@ -189,7 +204,8 @@ class Transformer {
   float* g_kv_ = nullptr;   // d(KV) of cross-attention
   float* g_hidden_ = nullptr;  // d(FFN hidden), before and after the ReLU (in place)
   float* g_memory_ = nullptr;  // d(encoder output), accumulated over decoder layers
-  float* attn_scratch_ = nullptr;
+  float* attn_scratch_ = nullptr;  // one slice per thread
+  long attn_scratch_slice_ = 0;
 };
 
 }  // namespace pmt::train

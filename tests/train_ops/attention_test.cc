@@ -58,13 +58,22 @@ void check_attention(std::vector<float>& qbuf, std::vector<float>& kvbuf, long q
   std::vector<float> out(out_n), probs(static_cast<size_t>(s.batch) * s.heads * s.q_len * s.kv_len);
   std::vector<float> scratch(attention_scratch_floats(s));
   auto run = [&] {
-    attention_forward(out.data(), probs.data(), qbuf.data() + q_off, kvbuf.data() + k_off, kvbuf.data() + v_off, s,
-                      scratch.data());
+    attention_forward(out.data(), probs.data(), qbuf.data() + q_off, kvbuf.data() + k_off, kvbuf.data() + v_off, s, 0,
+                      s.batch, scratch.data());
   };
   run();
   for (float x : out) REQUIRE(std::isfinite(x));
   const auto ref = reference_attention(qbuf.data() + q_off, kvbuf.data() + k_off, kvbuf.data() + v_off, s);
   CHECK(test::relative_error(out.data(), ref) < 1e-5);
+
+  // Split into batch ranges (as threads do), with separate scratch: the same result, dropout included.
+  std::vector<float> split(out_n), split_probs(probs.size()), scratch2(scratch.size());
+  attention_forward(split.data(), split_probs.data(), qbuf.data() + q_off, kvbuf.data() + k_off,
+                    kvbuf.data() + v_off, s, 0, 1, scratch.data());
+  attention_forward(split.data(), split_probs.data(), qbuf.data() + q_off, kvbuf.data() + k_off,
+                    kvbuf.data() + v_off, s, 1, s.batch, scratch2.data());
+  CHECK(split == out);
+  CHECK(split_probs == probs);
 
   const auto r = test::random_vector(out_n, 99);
   auto loss = [&] {
@@ -76,7 +85,7 @@ void check_attention(std::vector<float>& qbuf, std::vector<float>& kvbuf, long q
   float* dkv_base = fused ? dq.data() : dkv.data();
   run();
   attention_backward(dq.data() + q_off, dkv_base + k_off, dkv_base + v_off, r.data(), probs.data(),
-                     qbuf.data() + q_off, kvbuf.data() + k_off, kvbuf.data() + v_off, s, scratch.data());
+                     qbuf.data() + q_off, kvbuf.data() + k_off, kvbuf.data() + v_off, s, 0, s.batch, scratch.data());
   for (float x : dq) REQUIRE(std::isfinite(x));
   CHECK(test::relative_error(dq.data(), test::numeric_gradient(qbuf, loss, 1e-2f)) < 2e-3);
   if (!fused) CHECK(test::relative_error(dkv.data(), test::numeric_gradient(kvbuf, loss, 1e-2f)) < 2e-3);
@@ -99,7 +108,7 @@ TEST_CASE("causal self-attention with key padding over a fused QKV buffer") {
 
   std::vector<float> out(static_cast<size_t>(B) * T * D), probs(static_cast<size_t>(B) * H * T * T);
   std::vector<float> scratch(attention_scratch_floats(s));
-  attention_forward(out.data(), probs.data(), qkv.data(), qkv.data() + D, qkv.data() + 2 * D, s, scratch.data());
+  attention_forward(out.data(), probs.data(), qkv.data(), qkv.data() + D, qkv.data() + 2 * D, s, 0, B, scratch.data());
   for (int c = 0; c < D; ++c) CHECK(out[(1 * T + 0) * D + c] == 0.f);
   // Masked weights are exactly zero; visible ones sum to one.
   CHECK(probs[0 * T + 1] == 0.f);  // batch 0, head 0, query 0 cannot see key 1

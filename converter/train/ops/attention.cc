@@ -57,11 +57,11 @@ void masked_softmax(float* p, const AttentionShape& s, const uint8_t* padding) {
 long attention_scratch_floats(const AttentionShape& s) { return 2L * s.q_len * s.kv_len; }
 
 void attention_forward(float* out, float* probs, const float* q, const float* k, const float* v,
-                       const AttentionShape& s, float* scratch) {
+                       const AttentionShape& s, int batch_begin, int batch_end, float* scratch) {
   const int width = s.heads * s.d_head;
   const float scale = 1.f / std::sqrt(static_cast<float>(s.d_head));
   const long block = static_cast<long>(s.q_len) * s.kv_len;
-  for (int b = 0; b < s.batch; ++b) {
+  for (int b = batch_begin; b < batch_end; ++b) {
     for (int h = 0; h < s.heads; ++h) {
       const Block blk = block_at(s, b, h);
       float* p = probs + blk.probs_off;
@@ -80,13 +80,14 @@ void attention_forward(float* out, float* probs, const float* q, const float* k,
 }
 
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* probs, const float* q,
-                        const float* k, const float* v, const AttentionShape& s, float* scratch) {
+                        const float* k, const float* v, const AttentionShape& s, int batch_begin, int batch_end,
+                        float* scratch) {
   const int width = s.heads * s.d_head;
   const float scale = 1.f / std::sqrt(static_cast<float>(s.d_head));
   const long block = static_cast<long>(s.q_len) * s.kv_len;
   float* dp = scratch;               // d(loss)/d(weights), then d(loss)/d(scores)
   float* dropped = scratch + block;  // weights after dropout
-  for (int b = 0; b < s.batch; ++b) {
+  for (int b = batch_begin; b < batch_end; ++b) {
     for (int h = 0; h < s.heads; ++h) {
       const Block blk = block_at(s, b, h);
       const float* p = probs + blk.probs_off;

@@ -19,18 +19,22 @@ struct AttentionShape {
   DropoutMask dropout;                   // on the attention weights (flat index into probs); p = 0: none
 };
 
-// Floats of scratch attention_forward / attention_backward need.
+// Floats of scratch one attention_forward / attention_backward call needs.
 long attention_scratch_floats(const AttentionShape& s);
+
+// Both functions work on the batch rows [batch_begin, batch_end) only, so a batch can be split
+// across threads (each with its own scratch); pointers always address the whole batch.
 
 // out: [batch, q_len, heads * d_head], overwritten. probs: [batch, heads, q_len, kv_len], the
 // softmax weights before dropout, kept for the backward pass; masked weights are exactly 0 and a
 // query with every key masked gets all-zero weights (so a zero output), never NaN.
 void attention_forward(float* out, float* probs, const float* q, const float* k, const float* v,
-                       const AttentionShape& s, float* scratch);
+                       const AttentionShape& s, int batch_begin, int batch_end, float* scratch);
 
 // WRITES dq, dk, dv (same layouts and strides as q, k, v; every head's columns of every row) from
 // dout [batch, q_len, heads * d_head].
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* probs, const float* q,
-                        const float* k, const float* v, const AttentionShape& s, float* scratch);
+                        const float* k, const float* v, const AttentionShape& s, int batch_begin, int batch_end,
+                        float* scratch);
 
 }  // namespace pmt::train

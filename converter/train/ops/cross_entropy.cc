@@ -6,8 +6,8 @@
 
 namespace pmt::train {
 
-float cross_entropy_forward(float* lse, long* count, const float* logits, const int32_t* targets, long n, int v,
-                            float smoothing, int32_t ignore_id) {
+double cross_entropy_forward(float* lse, long* count, const float* logits, const int32_t* targets, long n, int v,
+                             float smoothing, int32_t ignore_id) {
   double total = 0.0;
   long counted = 0;
   for (long r = 0; r < n; ++r) {
@@ -27,7 +27,7 @@ float cross_entropy_forward(float* lse, long* count, const float* logits, const 
     ++counted;
   }
   *count = counted;
-  return counted ? static_cast<float>(total / counted) : 0.f;
+  return total;
 }
 
 void cross_entropy_backward(float* dlogits, const float* logits, const float* lse, const int32_t* targets, long n,

@@ -8,9 +8,10 @@
 namespace pmt::train {
 
 // logits: [n, v]. Rows whose target == ignore_id carry no loss. Saves each row's log-sum-exp in
-// lse[n] and returns the mean loss over the counted rows (0 when none); *count gets their number.
-float cross_entropy_forward(float* lse, long* count, const float* logits, const int32_t* targets, long n, int v,
-                            float smoothing, int32_t ignore_id);
+// lse[n] and returns the SUM of the counted rows' losses (so row ranges can be summed); *count
+// gets their number.
+double cross_entropy_forward(float* lse, long* count, const float* logits, const int32_t* targets, long n, int v,
+                             float smoothing, int32_t ignore_id);
 
 // WRITES dlogits[n, v] = row_weight * (softmax(logits) - target distribution), zero on ignored rows.
 // row_weight is d(loss)/d(one row's loss): 1 / count for the mean loss.
