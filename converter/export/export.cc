@@ -46,7 +46,7 @@ std::string export_model(const StFile& checkpoint, std::string_view tokenizer, c
   }
   const auto config_keys = config_to_metadata(config);
   for (const auto& [key, value] : checkpoint.metadata)
-    if (!config_keys.count(key)) metadata["checkpoint." + key] = value;
+    if (!config_keys.count(key) && !key.starts_with("optim.")) metadata["checkpoint." + key] = value;
   contents.metadata = std::move(metadata);
   return build_model_file(contents, out);
 }

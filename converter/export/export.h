@@ -25,7 +25,8 @@ struct ExportOptions {
 // shape, no other tensors besides the trainer's "optim.*"; errors name the tensor), calibrates
 // on `calib` for I8 (must hold pairs then; ignored for F32) and builds the file bytes with
 // `tokenizer` (a serialized SentencePiece model matching the config's vocabulary) and
-// `metadata` plus the checkpoint's own metadata (as "checkpoint.<key>", config keys left out)
+// `metadata` plus the checkpoint's own metadata (as "checkpoint.<key>"; config and optimizer
+// keys left out)
 // and the calibration settings. Returns an error message or empty.
 std::string export_model(const StFile& checkpoint, std::string_view tokenizer, const train::ParallelData* calib,
                          const ExportOptions& options, std::map<std::string, std::string> metadata,

@@ -115,8 +115,11 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
     }
     if (t.input_quant) in = format("(%.4g, %d)", t.input_quant->scale, t.input_quant->zero_point);
     if (t.output_quant) out = format("(%.4g, %d)", t.output_quant->scale, t.output_quant->zero_point);
-    o += format("  %-46s %-12s %-4s %9zu  %-21s %-17s %s\n", std::string(t.name).c_str(), shape_text(t.shape).c_str(),
-                dtype_name(t.dtype), t.bytes, scales.c_str(), in.c_str(), out.c_str());
+    std::string row = format("  %-46s %-12s %-4s %9zu  %-21s %-17s %s", std::string(t.name).c_str(),
+                             shape_text(t.shape).c_str(), dtype_name(t.dtype), t.bytes, scales.c_str(), in.c_str(),
+                             out.c_str());
+    row.erase(row.find_last_not_of(' ') + 1);  // f32 rows leave the quantization columns empty
+    o += row + "\n";
   }
   return o;
 }
