@@ -17,13 +17,29 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-// Copies the tensor `name` of `file` into dst, checking its shape against `info`.
-std::string copy_tensor(const StFile& file, const std::string& name, const TensorInfo& info, float* dst) {
+// The tensor `name` of `file` when present with the shape of `info`; otherwise null and *err says why.
+const StTensor* matching_tensor(const StFile& file, const std::string& name, const TensorInfo& info, std::string* err) {
   const StTensor* t = file.find(name);
-  if (!t) return "missing tensor " + name;
-  if (t->shape != info.shape)
-    return "tensor " + name + " has shape " + shape_string(t->shape) + ", the model needs " + shape_string(info.shape);
-  std::copy(t->data.begin(), t->data.end(), dst + info.offset);
+  if (!t) {
+    *err = "missing tensor " + name;
+  } else if (t->shape != info.shape) {
+    *err = "tensor " + name + " has shape " + shape_string(t->shape) + ", the model needs " + shape_string(info.shape);
+    t = nullptr;
+  }
+  return t;
+}
+
+// Copies "<prefix><name>" of every model tensor into blob, after checking them all (so a bad
+// file changes nothing).
+std::string copy_tensors(const StFile& file, const Transformer& model, std::string_view prefix, float* blob) {
+  std::vector<const StTensor*> found;
+  for (const TensorInfo& info : model.tensors()) {
+    std::string err;
+    found.push_back(matching_tensor(file, std::string(prefix) + info.name, info, &err));
+    if (!found.back()) return err;
+  }
+  for (size_t i = 0; i < found.size(); ++i)
+    std::copy(found[i]->data.begin(), found[i]->data.end(), blob + model.tensors()[i].offset);
   return {};
 }
 
@@ -59,10 +75,7 @@ std::string load_params(const StFile& file, Transformer* model) {
   for (const StTensor& t : file.tensors) {
     if (!is_optimizer_tensor(t.name) && !model->find(t.name)) return "unexpected tensor " + t.name;
   }
-  for (const TensorInfo& info : model->tensors()) {
-    if (std::string err = copy_tensor(file, info.name, info, model->params()); !err.empty()) return err;
-  }
-  return {};
+  return copy_tensors(file, *model, "", model->params());
 }
 
 std::string load_optimizer(const StFile& file, const Transformer& model, Adam* adam) {
@@ -76,10 +89,8 @@ std::string load_optimizer(const StFile& file, const Transformer& model, Adam* a
   } catch (const std::exception&) {
     return "bad " + std::string(kOptimizerStepKey) + " '" + step->second + "'";
   }
-  for (const TensorInfo& info : model.tensors()) {
-    if (std::string err = copy_tensor(file, std::string(kMomentPrefixM) + info.name, info, adam->m()); !err.empty()) return err;
-    if (std::string err = copy_tensor(file, std::string(kMomentPrefixV) + info.name, info, adam->v()); !err.empty()) return err;
-  }
+  if (std::string err = copy_tensors(file, model, kMomentPrefixM, adam->m()); !err.empty()) return err;
+  if (std::string err = copy_tensors(file, model, kMomentPrefixV, adam->v()); !err.empty()) return err;
   adam->set_steps(t);
   return {};
 }

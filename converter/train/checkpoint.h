@@ -29,7 +29,8 @@ std::string write_checkpoint(const std::string& path, const Transformer& model, 
 std::string read_checkpoint(const std::string& path, StFile* file, ModelConfig* config);
 
 // Copies the parameters of `file` into `model`: every model tensor must be present with the
-// model's shape, and the file may hold no other tensors besides optim.*. Error message or empty.
+// model's shape, and the file may hold no other tensors besides optim.*. On error (message
+// returned) the model is unchanged; empty on success.
 std::string load_params(const StFile& file, Transformer* model);
 
 // Restores Adam's moments and step from `file` (written with an optimizer). Error message or empty.

@@ -159,34 +159,53 @@ std::string Trainer::resume(const std::string& checkpoint) {
   const auto& m = file.metadata;
   if (!m.contains(kStepKey) || !m.contains(std::string(kOptimizerStepKey)))
     return checkpoint + ": not a resumable checkpoint (no optimizer state; use last.safetensors)";
-  int64_t pairs = 0;
-  for (std::string err : {read_key(m, kStepKey, &step_), read_key(m, kEpochKey, &epoch_),
-                          read_key(m, kNextBatchKey, &next_batch_), read_key(m, kTokensKey, &target_tokens_),
-                          read_key(m, kSecondsKey, &base_seconds_), read_key(m, kBestLossKey, &best_loss_),
-                          read_key(m, kBestStepKey, &best_step_), read_key(m, kPairsKey, &pairs)}) {
+  // Parsed into locals first, so a failed resume leaves the trainer as it was.
+  int64_t step = 0, epoch = 0, next_batch = 0, tokens = 0, best_step = -1, pairs = 0;
+  double seconds = 0.0, best_loss = 0.0;
+  for (std::string err : {read_key(m, kStepKey, &step), read_key(m, kEpochKey, &epoch),
+                          read_key(m, kNextBatchKey, &next_batch), read_key(m, kTokensKey, &tokens),
+                          read_key(m, kSecondsKey, &seconds), read_key(m, kBestLossKey, &best_loss),
+                          read_key(m, kBestStepKey, &best_step), read_key(m, kPairsKey, &pairs)}) {
     if (!err.empty()) return checkpoint + ": " + err;
   }
   if (pairs != static_cast<int64_t>(data_.train->size()))
     return checkpoint + ": trained on " + std::to_string(pairs) + " sentence pairs, the training data now has " +
            std::to_string(data_.train->size()) + " (the batch order would differ)";
-  TrainSettings stored = options_.settings;
-  if (std::string err = settings_from_metadata(m, &stored); !err.empty()) return checkpoint + ": " + err;
-  if (!(stored == options_.settings) && log_)
-    std::fprintf(log_, "warning: training settings differ from the checkpoint's; the run will not replay an uninterrupted one\n");
-  if (std::string err = load_params(file, model_.get()); !err.empty()) return checkpoint + ": " + err;
-  if (std::string err = load_optimizer(file, *model_, adam_.get()); !err.empty()) return checkpoint + ": " + err;
-  if (adam_->steps() != step_) return checkpoint + ": optimizer step " + std::to_string(adam_->steps()) + " != train.step";
-  numbered_.clear();
+  std::vector<int64_t> numbered;
   if (const auto it = m.find(kNumberedKey); it != m.end()) {
     for (size_t start = 0; start < it->second.size();) {
       const size_t end = std::min(it->second.find(',', start), it->second.size());
-      int64_t step = 0;
-      if (!parse_number(it->second.substr(start, end - start), &step)) return checkpoint + ": bad " + kNumberedKey;
-      numbered_.push_back(step);
+      int64_t n = 0;
+      if (!parse_number(it->second.substr(start, end - start), &n)) return checkpoint + ": bad " + kNumberedKey;
+      numbered.push_back(n);
       start = end + 1;
     }
   }
+  TrainSettings stored = options_.settings;
+  if (std::string err = settings_from_metadata(m, &stored); !err.empty()) return checkpoint + ": " + err;
+  Adam adam(model_->num_params());
+  if (std::string err = load_optimizer(file, *model_, &adam); !err.empty()) return checkpoint + ": " + err;
+  if (adam.steps() != step) return checkpoint + ": optimizer step " + std::to_string(adam.steps()) + " != train.step";
+  if (std::string err = load_params(file, model_.get()); !err.empty()) return checkpoint + ": " + err;
+
+  *adam_ = std::move(adam);
+  step_ = step;
+  epoch_ = epoch;
+  next_batch_ = next_batch;
+  target_tokens_ = tokens;
+  base_seconds_ = seconds;
+  best_loss_ = best_loss;
+  best_step_ = best_step;
+  numbered_ = std::move(numbered);
   last_saved_step_ = step_;
+  if (log_) {
+    const auto now = settings_to_metadata(options_.settings);
+    for (const auto& [key, value] : settings_to_metadata(stored)) {
+      if (now.at(key) != value)
+        std::fprintf(log_, "warning: %s is %s here, %s in the checkpoint: the run will not replay an uninterrupted one\n",
+                     key.c_str(), now.at(key).c_str(), value.c_str());
+    }
+  }
   if (log_) std::fprintf(log_, "resumed %s at step %" PRId64 " (epoch %" PRId64 ", batch %" PRId64 ")\n",
                          checkpoint.c_str(), step_, epoch_ + 1, next_batch_);
   return {};
