@@ -1,4 +1,5 @@
 // pmt-convert export: checkpoint + SentencePiece model -> .pmt model file (fp32 or int8).
+#include <cblas.h>
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
@@ -93,6 +94,9 @@ int cmd_export(int argc, char** argv) {
 
   train::ParallelData calib;
   if (opts.dtype == DType::I8) {
+    // Calibration runs one sentence at a time: GEMMs too small to gain from threads, and one
+    // thread keeps the summation order, hence the calibrated scales, the same on every machine.
+    openblas_set_num_threads(1);
     train::LoadStats stats;
     if (std::string why = train::load_parallel(calib_prefix, src, tgt, sp, config.max_len, train::LengthPolicy::kDrop,
                                                false, &calib, &stats);
