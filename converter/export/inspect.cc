@@ -105,8 +105,10 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
   for (const auto& [key, value] : file.metadata())
     o += "metadata: " + std::string(key) + " = " + std::string(value) + "\n";
   o += format("tensors: %zu, %zu bytes of data\n", file.tensors().size(), weight_bytes);
-  o += format("  %-46s %-12s %-4s %9s  %-21s %-17s %s\n", "name", "shape", "type", "bytes", "row scales [min, max]",
-              "input (scale, zp)", "output (scale, zp)");
+  int name_width = 4;
+  for (const TensorView& t : file.tensors()) name_width = std::max(name_width, static_cast<int>(t.name.size()));
+  o += format("  %-*s %-12s %-4s %9s  %-21s %-17s %s\n", name_width, "name", "shape", "type", "bytes",
+              "row scales [min, max]", "input (scale, zp)", "output (scale, zp)");
   for (const TensorView& t : file.tensors()) {
     std::string scales, in, out;
     if (t.scales) {
@@ -115,7 +117,7 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
     }
     if (t.input_quant) in = format("(%.4g, %d)", t.input_quant->scale, t.input_quant->zero_point);
     if (t.output_quant) out = format("(%.4g, %d)", t.output_quant->scale, t.output_quant->zero_point);
-    std::string row = format("  %-46s %-12s %-4s %9zu  %-21s %-17s %s", std::string(t.name).c_str(),
+    std::string row = format("  %-*s %-12s %-4s %9zu  %-21s %-17s %s", name_width, std::string(t.name).c_str(),
                              shape_text(t.shape).c_str(), dtype_name(t.dtype), t.bytes, scales.c_str(), in.c_str(),
                              out.c_str());
     row.erase(row.find_last_not_of(' ') + 1);  // f32 rows leave the quantization columns empty
