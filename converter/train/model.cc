@@ -302,7 +302,8 @@ const float* Transformer::sublayer_forward(const float* x, long n, const NormPar
   const int D = config_.d_model;
   const DropoutMask mask = residual_mask(site);
   auto residual = [&](const float* y) {
-    parallel(n * D, kGrain, [&](long b, long e, int) { dropout_add_forward(na.res + b, x + b, y + b, e - b, mask, b); });
+    parallel(n * D, kGrain,
+             [&](long b, long e, int) { dropout_add_forward(na.res + b, x + b, y + b, e - b, mask, b); });
   };
   if (config_.pre_ln) {
     layer_norm(na, x, np, n);
@@ -554,8 +555,8 @@ void Transformer::backward() {
                            config_.label_smoothing, config_.pad_id, row_weight);
   });
   // logits = h E^T: a Linear with the embedding as weight and no bias.
-  linear_backward(g_stream_[0], InputGrad::kWrite, grads_.data() + tensors_[0].offset, nullptr, dlogits_, stack_output(decoder_),
-                  params_.data() + tensors_[0].offset, nt, D, V);
+  linear_backward(g_stream_[0], InputGrad::kWrite, grads_.data() + tensors_[0].offset, nullptr, dlogits_,
+                  stack_output(decoder_), params_.data() + tensors_[0].offset, nt, D, V);
   zero(g_memory_, ns * D);
   stack_backward(decoder_, tgt_in_.data());
   copy(g_stream_[0], g_memory_, ns * D);

@@ -38,7 +38,8 @@ std::vector<double> reference_attention(const float* q, const float* k, const fl
         }
         for (int j = 0; j < s.kv_len; ++j) {
           double p = w[j] / sum;
-          if (s.dropout.active()) p *= s.dropout.factor(((static_cast<uint64_t>(b) * s.heads + h) * s.q_len + i) * s.kv_len + j);
+          const uint64_t index = ((static_cast<uint64_t>(b) * s.heads + h) * s.q_len + i) * s.kv_len + j;
+          if (s.dropout.active()) p *= s.dropout.factor(index);
           for (int c = 0; c < s.d_head; ++c)
             out[(b * s.q_len + i) * width + h * s.d_head + c] +=
                 p * v[(b * s.kv_len + j) * s.kv_stride + h * s.d_head + c];
