@@ -105,8 +105,9 @@ struct Translation {
 };
 
 // Streaming output: one event per output token, in order per sentence, as soon as the token is
-// final. Greedy search makes every token final at once; beam search when every hypothesis still
-// able to win shares it. EOS is not reported.
+// final. Greedy search makes every token final at once; beam search once every hypothesis it
+// still keeps (live or finished) has it, so the winner is known to start with it. EOS is not
+// reported.
 struct TokenEvent {
   int32_t sentence;       // index in the call's batch
   int32_t position;       // 0 for the first output token of the sentence
