@@ -15,15 +15,6 @@ std::string format(const char* fmt, auto... args) {
   return buf;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
@@ -81,7 +72,7 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
     for (size_t i = 0; i < file.tensors().size(); ++i) {
       const TensorView& t = file.tensors()[i];
       o += i ? ",{\"name\":" : "{\"name\":";
-      o += json_string(t.name) + ",\"shape\":" + shape_text(t.shape);
+      o += json_string(t.name) + ",\"shape\":" + shape_string(t.shape);
       o += format(",\"dtype\":\"%s\",\"bytes\":%zu", dtype_name(t.dtype), t.bytes);
       if (t.scales) {
         const auto [lo, hi] = scale_range(t);
@@ -118,7 +109,7 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
     if (t.input_quant) in = format("(%.4g, %d)", t.input_quant->scale, t.input_quant->zero_point);
     if (t.output_quant) out = format("(%.4g, %d)", t.output_quant->scale, t.output_quant->zero_point);
     std::string row = format("  %-*s %-12s %-4s %9zu  %-21s %-17s %s", name_width, std::string(t.name).c_str(),
-                             shape_text(t.shape).c_str(), dtype_name(t.dtype), t.bytes, scales.c_str(), in.c_str(),
+                             shape_string(t.shape).c_str(), dtype_name(t.dtype), t.bytes, scales.c_str(), in.c_str(),
                              out.c_str());
     row.erase(row.find_last_not_of(' ') + 1);  // f32 rows leave the quantization columns empty
     o += row + "\n";

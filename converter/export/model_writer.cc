@@ -13,12 +13,6 @@ namespace pmt::exporter {
 
 namespace {
 
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 // Checks that `contents.tensors` is exactly the config's tensor list with finite values.
 std::string check_tensors(const ModelContents& contents) {
   if (std::string why = contents.config.validate(); !why.empty()) return "bad config: " + why;
@@ -32,7 +26,7 @@ std::string check_tensors(const ModelContents& contents) {
     if (!seen.insert(t.spec.name).second) return "tensor '" + t.spec.name + "' given twice";
     if (t.spec.shape != it->second->shape || t.spec.linear != it->second->linear)
       return "tensor '" + t.spec.name + "' does not match the config's shape";
-    const int64_t n = numel(t.spec.shape);
+    const int64_t n = shape_numel(t.spec.shape);
     for (int64_t i = 0; i < n; ++i)
       if (!std::isfinite(t.values[i]))
         return "tensor '" + t.spec.name + "' holds a non-finite value at element " + std::to_string(i);
@@ -64,7 +58,7 @@ std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>
   std::vector<int8_t> q;
   std::vector<float> scales;
   for (const WeightRef& t : contents.tensors) {
-    const int64_t n = numel(t.spec.shape);
+    const int64_t n = shape_numel(t.spec.shape);
     auto name = fbb.CreateString(t.spec.name);
     auto shape = fbb.CreateVector(t.spec.shape);
     if (!int8 || !t.spec.linear) {

@@ -36,10 +36,19 @@ size_t dtype_size(DType dtype) {
   return 0;
 }
 
-int64_t TensorView::numel() const {
+int64_t shape_numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
 }
 
 std::vector<TensorSpec> model_tensor_specs(const ModelConfig& c) {
@@ -120,12 +129,6 @@ std::string check_act_quant(const fb::ActQuant* q, const char* which) {
   if (q->zero_point() < -128 || q->zero_point() > 127)
     return std::string(which) + " zero point " + std::to_string(q->zero_point()) + " is outside [-128, 127]";
   return {};
-}
-
-std::string shape_string(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 // The root table with only format_version verified: lets the reader name an unknown version

@@ -37,6 +37,10 @@ struct ActQuant {
   int32_t zero_point = 0;  // in [-128, 127]
 };
 
+// Element count of a row-major shape (1 for an empty shape) and its text form, "[8000, 256]".
+int64_t shape_numel(const std::vector<int64_t>& shape);
+std::string shape_string(const std::vector<int64_t>& shape);
+
 // A tensor the model file must hold, in model-file naming (README "Model file"): the checkpoint
 // names, except that cross-attention's fused in_proj is split into q_proj [D, D] / [D] and
 // kv_proj [2D, D] / [2D] because Q and K/V read different inputs.
@@ -63,7 +67,7 @@ struct TensorView {
   // embed.weight). Present exactly for I8 Linear weights.
   std::optional<ActQuant> input_quant, output_quant;
 
-  int64_t numel() const;
+  int64_t numel() const { return shape_numel(shape); }
   const float* f32() const { return static_cast<const float*>(data); }    // dtype F32 only
   const int8_t* i8() const { return static_cast<const int8_t*>(data); }   // dtype I8 only
 };
