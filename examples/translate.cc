@@ -6,6 +6,7 @@
 // writes exactly one line per input line: an empty line for an empty one, and an empty line plus
 // a message on stderr for a line that cannot be translated (too long for the limits, invalid
 // UTF-8). Exit status: 0 all lines translated, 2 bad option or model, or some line rejected.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -59,7 +60,6 @@ struct Args {
 
 // Returns 0 to go on, otherwise the exit code (after printing why).
 int parse_args(int argc, char** argv, Args* a) {
-  a->load.max_beam = a->translate.beam;
   for (int i = 1; i < argc; ++i) {
     const std::string_view opt = argv[i];
     if (opt == "--help" || opt == "-h") {
@@ -69,6 +69,13 @@ int parse_args(int argc, char** argv, Args* a) {
     if (opt == "--stream") {
       a->stream = true;
       continue;
+    }
+    static constexpr std::string_view kValued[] = {"--model",   "--input", "--beam",    "--alpha",
+                                                   "--threads", "--batch", "--max-len", "--max-src-len"};
+    if (std::find(std::begin(kValued), std::end(kValued), opt) == std::end(kValued)) {
+      std::fprintf(stderr, "translate: unknown option %s\n", argv[i]);
+      usage(stderr);
+      return 2;
     }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "translate: %s needs a value\n", argv[i]);
@@ -83,12 +90,7 @@ int parse_args(int argc, char** argv, Args* a) {
     else if (opt == "--threads") ok = parse_int(v, 1, &a->load.threads);
     else if (opt == "--batch") ok = parse_int(v, 1, &a->load.max_batch);
     else if (opt == "--max-len") ok = parse_int(v, 1, &a->translate.max_len);
-    else if (opt == "--max-src-len") ok = parse_int(v, 2, &a->load.max_src_len);
-    else {
-      std::fprintf(stderr, "translate: unknown option %s\n", argv[i - 1]);
-      usage(stderr);
-      return 2;
-    }
+    else ok = parse_int(v, 2, &a->load.max_src_len);  // --max-src-len
     if (!ok) {
       std::fprintf(stderr, "translate: bad value '%s' for %s\n", v, argv[i - 1]);
       return 2;

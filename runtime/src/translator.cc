@@ -31,11 +31,12 @@ constexpr int32_t kDefaultMaxSrcLen = 128;
 // Upper bounds on the load options, far above any use, so that sizes cannot overflow.
 constexpr int32_t kMaxBatchLimit = 4096, kMaxBeamLimit = 64, kMaxThreads = 256;
 
-Status check_ids(std::span<const int32_t> ids, size_t sentence, int32_t vocab) {
+// Per-sentence messages do not name the sentence: its result's position does.
+Status check_ids(std::span<const int32_t> ids, int32_t vocab) {
   for (size_t t = 0; t < ids.size(); ++t)
     if (ids[t] < 0 || ids[t] >= vocab)
-      return Status::error(ErrorCode::kInvalidArgument, "sentence %zu: token id %d at position %zu is outside [0, %d)",
-                           sentence, ids[t], t, vocab);
+      return Status::error(ErrorCode::kInvalidArgument, "token id %d at position %zu is outside [0, %d)", ids[t], t,
+                           vocab);
   return {};
 }
 
@@ -81,11 +82,11 @@ struct Translator::Impl {
     Translation& r = results[i];
     if (src.size() + 1 > static_cast<size_t>(limits.max_src_len)) {
       r.status = Status::error(ErrorCode::kLimitExceeded,
-                               "sentence %zu has %zu tokens with EOS; the limit set at load (max_src_len) is %d", i,
+                               "%zu tokens with EOS, more than the limit set at load (max_src_len = %d)",
                                src.size() + 1, limits.max_src_len);
       return false;
     }
-    if (Status s = check_ids(src, i, config().vocab_size); !s.ok()) {
+    if (Status s = check_ids(src, config().vocab_size); !s.ok()) {
       r.status = s;
       return false;
     }
@@ -269,9 +270,9 @@ Status Translator::translate(std::span<const std::string_view> sentences, const 
     size_t bad = 0;
     if (!rt::valid_utf8(sentences[i], &bad)) {
       m.results[i].status =
-          Status::error(ErrorCode::kInvalidUtf8, "sentence %zu is not valid UTF-8 (byte %zu)", i, bad);
+          Status::error(ErrorCode::kInvalidUtf8, "not valid UTF-8 (byte %zu)", bad);
     } else if (!m.tokenizer.encode(sentences[i], &m.ids[i], &error)) {
-      m.results[i].status = Status::error(ErrorCode::kBackend, "sentence %zu: %s", i, error.c_str());
+      m.results[i].status = Status::error(ErrorCode::kBackend, "%s", error.c_str());
     } else {
       m.sources[i] = m.ids[i];
     }
@@ -282,7 +283,7 @@ Status Translator::translate(std::span<const std::string_view> sentences, const 
     if (!r.status.ok() || r.tokens.empty()) continue;
     m.ids[i].assign(r.tokens.begin(), r.tokens.end());
     if (!m.tokenizer.decode(m.ids[i], &m.texts[i], &error))
-      r.status = Status::error(ErrorCode::kBackend, "sentence %zu: %s", i, error.c_str());
+      r.status = Status::error(ErrorCode::kBackend, "%s", error.c_str());
     else
       r.text = m.texts[i];
   }
@@ -303,9 +304,10 @@ Status Translator::score_ids(std::span<const std::span<const int32_t>> sources,
       return Status::error(ErrorCode::kLimitExceeded,
                            "target %zu has %zu tokens with EOS; the limit set at load (max_tgt_len) is %d", b,
                            targets[b].size() + 1, m.limits.max_tgt_len);
-    if (Status s = check_ids(targets[b], b, m.config().vocab_size); !s.ok()) return s;
+    if (Status s = check_ids(targets[b], m.config().vocab_size); !s.ok())
+      return Status::error(s.code(), "target %zu: %s", b, s.message());
     m.sources[b] = sources[b];
-    if (!m.admit(b, b)) return m.results[b].status;
+    if (!m.admit(b, b)) return Status::error(m.results[b].status.code(), "source %zu: %s", b, m.results[b].status.message());
   }
   m.network.encode({m.batch.data(), count});
   struct SinkContext {
@@ -336,7 +338,7 @@ Status Translator::encode(std::string_view text, std::vector<int32_t>* ids) cons
 }
 
 Status Translator::decode(std::span<const int32_t> ids, std::string* text) const {
-  if (Status s = check_ids(ids, 0, config().vocab_size); !s.ok()) return s;
+  if (Status s = check_ids(ids, config().vocab_size); !s.ok()) return s;
   std::string error;
   if (!impl_->tokenizer.decode(std::vector<int>(ids.begin(), ids.end()), text, &error))
     return Status::error(ErrorCode::kBackend, "%s", error.c_str());
