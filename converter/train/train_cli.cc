@@ -52,7 +52,9 @@ constexpr char kUsage[] =
     "  --log-every N         progress line every N steps (default 10)\n"
     "  --eval-every N        validation loss + BLEU and checkpoints every N steps (default 200;\n"
     "                        0 = only at the end); the end always evaluates on all of valid\n"
-    "  --eval-sentences N    sentences decoded for the periodic BLEU (default 200)\n"
+    "  --eval-sentences N    sentences decoded for the periodic BLEU (default 100; greedy decoding\n"
+    "                        re-runs the whole prefix per token, so it costs about as much as\n"
+    "                        50 training steps of small per 100 sentences early in training)\n"
     "  --keep N              numbered checkpoints kept (default 5, at least --average)\n"
     "  --average N           at the end, average the last N numbered checkpoints (default 0)\n"
     "  --resume FILE         continue a run from its last.safetensors\n"
@@ -152,7 +154,7 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
 int cmd_train(int argc, char** argv) {
   std::string data_dir = "data/web-rv", spm_path, src_lang = "en", tgt_lang = "es", preset, out_dir, resume;
   std::string dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
-  std::string log_every_s = "10", eval_every_s = "200", eval_sentences_s = "200", keep_s = "5", average_s = "0";
+  std::string log_every_s = "10", eval_every_s = "200", eval_sentences_s = "100", keep_s = "5", average_s = "0";
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
   bool pre_ln = false, overwrite = false, benchmark = false;
   const Option options[] = {

@@ -42,7 +42,7 @@ struct TrainOptions {
   int64_t steps = 1000;           // total optimizer steps of the run (a resume continues up to it)
   int64_t log_every = 10;         // a progress line every N steps
   int64_t eval_every = 200;       // validation + checkpoints every N steps (and always at the end); 0 = end only
-  int64_t eval_sentences = 200;   // periodic BLEU on the first N validation pairs; the final one uses all
+  int64_t eval_sentences = 100;   // periodic BLEU on the first N validation pairs; the final one uses all
   int keep_checkpoints = 5;       // numbered step checkpoints kept (oldest deleted)
   int average = 0;                // at the end, average the last N numbered checkpoints (0 = off)
   std::string out_dir;            // last.safetensors, best.safetensors, step-NNNNNNN.safetensors, average.safetensors
