@@ -13,6 +13,9 @@ target_link_libraries(pmt_xnnpack INTERFACE ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIB
 find_package(FlatBuffers REQUIRED CONFIG)
 find_program(FLATC_EXECUTABLE flatc REQUIRED)
 
+# zlib (zlib1g-dev): the model file stores the SentencePiece model deflated.
+find_package(ZLIB REQUIRED)
+
 # SentencePiece (libsentencepiece-dev): encode/decode in the runtime, the trainer in the converter.
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 find_library(SENTENCEPIECE_TRAIN_LIBRARY sentencepiece_train REQUIRED)

@@ -11,7 +11,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler
   doctest-dev libbenchmark-dev
   libsentencepiece-dev sentencepiece
-  libopenblas-dev
+  libopenblas-dev zlib1g-dev
   libsword-utils sword-text-web sword-text-kjv sword-text-sparv
 )
 if [[ "${1:-}" == "--torch" ]]; then

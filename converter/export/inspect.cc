@@ -62,7 +62,9 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
     o += format(",\"n_enc_layers\":%d,\"n_dec_layers\":%d,\"max_len\":%d,\"pre_ln\":%s,\"ln_eps\":%.9g", c.n_enc_layers,
                 c.n_dec_layers, c.max_len, c.pre_ln ? "true" : "false", c.ln_eps);
     o += format(",\"pad_id\":%d,\"unk_id\":%d,\"bos_id\":%d,\"eos_id\":%d}", c.pad_id, c.unk_id, c.bos_id, c.eos_id);
-    o += format(",\"tokenizer\":{\"bytes\":%zu,\"pieces\":%d}", file.tokenizer().size(), pieces);
+    o += format(",\"tokenizer\":{\"bytes\":%zu,\"encoding\":\"%s\",\"stored_bytes\":%zu,\"pieces\":%d}",
+                file.tokenizer().size(), tokenizer_encoding_name(file.tokenizer_encoding()),
+                file.tokenizer_stored_bytes(), pieces);
     o += ",\"metadata\":{";
     for (size_t i = 0; i < file.metadata().size(); ++i) {
       if (i) o += ",";
@@ -91,8 +93,10 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
               c.d_model, c.n_heads, c.d_ff, c.n_enc_layers, c.n_dec_layers);
   o += format("        max_len=%d pre_ln=%s ln_eps=%g\n", c.max_len, c.pre_ln ? "true" : "false", c.ln_eps);
   o += format("special ids: pad=%d unk=%d bos=%d eos=%d\n", c.pad_id, c.unk_id, c.bos_id, c.eos_id);
-  o += pieces >= 0 ? format("tokenizer: SentencePiece, %d pieces, %zu bytes\n", pieces, file.tokenizer().size())
-                   : "tokenizer: " + error + "\n";
+  const std::string stored = format("%zu bytes, stored %s in %zu bytes", file.tokenizer().size(),
+                                    tokenizer_encoding_name(file.tokenizer_encoding()), file.tokenizer_stored_bytes());
+  o += pieces >= 0 ? format("tokenizer: SentencePiece, %d pieces, %s\n", pieces, stored.c_str())
+                   : "tokenizer: " + stored + ", " + error + "\n";
   for (const auto& [key, value] : file.metadata())
     o += "metadata: " + std::string(key) + " = " + std::string(value) + "\n";
   o += format("tensors: %zu, %zu bytes of data\n", file.tensors().size(), weight_bytes);

@@ -1,6 +1,6 @@
 // `pmt-convert inspect`: a summary of a verified model file for people (aligned text) or
-// machines (one JSON object): config, special ids, tokenizer, metadata, and per tensor its
-// shape, dtype, bytes, scale range and activation quantization.
+// machines (one JSON object): config, special ids, tokenizer (pieces, size, storage), metadata,
+// and per tensor its shape, dtype, bytes, scale range and activation quantization.
 #pragma once
 
 #include <string>

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <unordered_set>
 
+#include <zlib.h>
+
 #include "export/quantize.h"
 #include "pocketmt/pmt_generated.h"
 
@@ -47,6 +49,18 @@ flatbuffers::Offset<flatbuffers::Vector<uint8_t>> aligned_bytes(flatbuffers::Fla
   return fbb.CreateVector(static_cast<const uint8_t*>(data), bytes);
 }
 
+// The tokenizer as one zlib stream at the highest compression level (it is written once and
+// read at every load, so only its size matters).
+std::string deflate_tokenizer(std::string_view tokenizer, std::vector<uint8_t>* out) {
+  uLongf bytes = compressBound(tokenizer.size());
+  out->resize(bytes);
+  if (compress2(out->data(), &bytes, reinterpret_cast<const Bytef*>(tokenizer.data()), tokenizer.size(),
+                Z_BEST_COMPRESSION) != Z_OK)
+    return "cannot compress the tokenizer (out of memory)";
+  out->resize(bytes);
+  return {};
+}
+
 }  // namespace
 
 std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>* out) {
@@ -85,13 +99,21 @@ std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>
     metadata.push_back(fb::CreateKeyValue(fbb, fbb.CreateString(key), fbb.CreateString(value)));
   auto metadata_vec = fbb.CreateVectorOfSortedTables(&metadata);
 
-  auto tokenizer = fbb.CreateVector(reinterpret_cast<const uint8_t*>(contents.tokenizer.data()),
-                                    contents.tokenizer.size());
+  const bool zlib = contents.tokenizer_encoding == TokenizerEncoding::Zlib;
+  std::vector<uint8_t> deflated;
+  if (zlib)
+    if (std::string why = deflate_tokenizer(contents.tokenizer, &deflated); !why.empty()) return why;
+  auto tokenizer = zlib ? fbb.CreateVector(deflated)
+                        : fbb.CreateVector(reinterpret_cast<const uint8_t*>(contents.tokenizer.data()),
+                                           contents.tokenizer.size());
   const ModelConfig& c = contents.config;
   auto config = fb::CreateConfig(fbb, c.vocab_size, c.d_model, c.n_heads, c.d_ff, c.n_enc_layers, c.n_dec_layers,
                                  c.max_len, c.pre_ln, c.ln_eps, c.pad_id, c.unk_id, c.bos_id, c.eos_id);
   // The checksum is written as 0 and patched below, once the bytes it covers are final.
-  auto model = fb::CreateModel(fbb, kModelFormatVersion, 0u, config, tokenizer, tensor_vec, metadata_vec);
+  // A raw tokenizer needs nothing of version 2, so such a file stays readable by version 1 readers.
+  auto model = zlib ? fb::CreateModel(fbb, kModelFormatVersion, 0u, config, tokenizer, tensor_vec, metadata_vec,
+                                      fb::TokenizerEncoding::Zlib, contents.tokenizer.size())
+                    : fb::CreateModel(fbb, kOldestModelFormatVersion, 0u, config, tokenizer, tensor_vec, metadata_vec);
   fb::FinishModelBuffer(fbb, model);
 
   std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

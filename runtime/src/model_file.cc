@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <array>
 #include <bit>
 #include <cctype>
 #include <cerrno>
@@ -13,12 +12,15 @@
 #include <cstring>
 #include <tuple>
 
+#include <zlib.h>
+
 #include "pocketmt/pmt_generated.h"
 
 namespace pmt {
 
 // Tensor bytes are read in place as little-endian values.
 static_assert(std::endian::native == std::endian::little, "PocketMT model files are little-endian");
+static_assert(static_cast<int>(TokenizerEncoding::Zlib) == static_cast<int>(fb::TokenizerEncoding::Zlib));
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
@@ -34,6 +36,14 @@ size_t dtype_size(DType dtype) {
     case DType::I8: return 1;
   }
   return 0;
+}
+
+const char* tokenizer_encoding_name(TokenizerEncoding encoding) {
+  switch (encoding) {
+    case TokenizerEncoding::Raw: return "raw";
+    case TokenizerEncoding::Zlib: return "zlib";
+  }
+  return "?";
 }
 
 int64_t shape_numel(const std::vector<int64_t>& shape) {
@@ -105,21 +115,6 @@ int64_t model_tensor_count(const ModelConfig& c) {
   return 1 + 12 * int64_t{c.n_enc_layers} + 20 * int64_t{c.n_dec_layers} + (c.pre_ln ? 4 : 0);
 }
 
-// Slice-by-8 CRC-32 tables: table[0] is the classic byte table, table[k][b] advances the CRC of
-// byte b by k further zero bytes, so eight input bytes are folded per step.
-constexpr std::array<std::array<uint32_t, 256>, 8> make_crc_tables() {
-  std::array<std::array<uint32_t, 256>, 8> t{};
-  for (uint32_t b = 0; b < 256; ++b) {
-    uint32_t crc = b;
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-    t[0][b] = crc;
-  }
-  for (uint32_t b = 0; b < 256; ++b)
-    for (size_t k = 1; k < 8; ++k) t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xFF];
-  return t;
-}
-constexpr auto kCrcTables = make_crc_tables();
-
 bool positive_finite(float x) { return std::isfinite(x) && x > 0.f; }
 
 std::string check_act_quant(const fb::ActQuant* q, const char* which) {
@@ -139,22 +134,47 @@ struct VersionProbe : private flatbuffers::Table {
   }
 };
 
+// "1 and 2": the versions this reader knows, for the message about one it does not.
+std::string known_versions() {
+  std::string s;
+  for (uint32_t v = kOldestModelFormatVersion; v <= kModelFormatVersion; ++v)
+    s += (v == kOldestModelFormatVersion ? "" : v == kModelFormatVersion ? " and " : ", ") + std::to_string(v);
+  return s;
+}
+
+// Deflate expands its input at most 1032-fold (zlib FAQ), so a larger declared size is a damaged
+// field; checked before the output buffer is allocated.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
+// Inflates one zlib stream of exactly `size` decoded bytes into *out. Returns why not.
+std::string inflate_exactly(const uint8_t* stream, size_t stream_bytes, uint64_t size, std::string* out) {
+  if (size == 0) return "zlib stream without its decoded size (tokenizer_size)";
+  if (size > stream_bytes * kMaxDeflateRatio || size != static_cast<uLongf>(size))
+    return "declared size " + std::to_string(size) + " is more than a " + std::to_string(stream_bytes) +
+           "-byte zlib stream can decode to";
+  out->resize(static_cast<size_t>(size));
+  uLongf out_len = static_cast<uLongf>(size);
+  uLong in_len = stream_bytes;
+  const int rc = uncompress2(reinterpret_cast<Bytef*>(out->data()), &out_len, stream, &in_len);
+  std::string why;
+  if (rc == Z_BUF_ERROR) why = "zlib stream decodes to more than the declared " + std::to_string(size) + " bytes";
+  else if (rc == Z_MEM_ERROR) why = "out of memory while inflating";
+  else if (rc != Z_OK) why = "zlib stream corrupt";
+  else if (out_len != size)
+    why = "zlib stream decodes to " + std::to_string(out_len) + " bytes, tokenizer_size declares " +
+          std::to_string(size);
+  else if (in_len != stream_bytes)
+    why = std::to_string(stream_bytes - in_len) + " bytes follow the end of the zlib stream";
+  if (!why.empty()) std::string().swap(*out);
+  return why;
+}
+
 }  // namespace
 
 uint32_t crc32(const void* data, size_t size, uint32_t crc) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  crc = ~crc;
-  for (; size >= 8; size -= 8, p += 8) {
-    uint32_t lo, hi;
-    std::memcpy(&lo, p, 4);
-    std::memcpy(&hi, p + 4, 4);
-    lo ^= crc;
-    crc = kCrcTables[7][lo & 0xFF] ^ kCrcTables[6][(lo >> 8) & 0xFF] ^ kCrcTables[5][(lo >> 16) & 0xFF] ^
-          kCrcTables[4][lo >> 24] ^ kCrcTables[3][hi & 0xFF] ^ kCrcTables[2][(hi >> 8) & 0xFF] ^
-          kCrcTables[1][(hi >> 16) & 0xFF] ^ kCrcTables[0][hi >> 24];
-  }
-  for (; size > 0; --size, ++p) crc = (crc >> 8) ^ kCrcTables[0][(crc ^ *p) & 0xFF];
-  return ~crc;
+  // zlib returns 0 for a null buffer whatever `crc` is; an empty range must leave it unchanged.
+  if (size == 0) return crc;
+  return static_cast<uint32_t>(::crc32_z(crc, static_cast<const Bytef*>(data), size));
 }
 
 std::unique_ptr<ModelFile> ModelFile::open(const std::string& path, std::string* error) {
@@ -215,6 +235,11 @@ const TensorView* ModelFile::find(std::string_view name) const {
   return it == index_.end() ? nullptr : &tensors_[it->second];
 }
 
+void ModelFile::release_tokenizer() {
+  tokenizer_ = {};
+  std::string().swap(inflated_tokenizer_);  // swap, not clear(): clear() keeps the capacity
+}
+
 std::string_view ModelFile::metadata(std::string_view key) const {
   for (const auto& [k, v] : metadata_)
     if (k == key) return v;
@@ -237,9 +262,9 @@ std::string ModelFile::load() {
   }
   const fb::Model* model = fb::GetModel(data_);
   format_version_ = model->format_version();
-  if (format_version_ != kModelFormatVersion)
+  if (format_version_ < kOldestModelFormatVersion || format_version_ > kModelFormatVersion)
     return "model file format version " + std::to_string(format_version_) +
-           " is not supported (this reader knows version " + std::to_string(kModelFormatVersion) + ")";
+           " is not supported (this reader knows versions " + known_versions() + ")";
   flatbuffers::Verifier verifier(data_, size_);
   if (!fb::VerifyModelBuffer(verifier))
     return "corrupt model file: FlatBuffers verification failed (truncated or damaged)";
@@ -275,8 +300,32 @@ std::string ModelFile::load() {
   for (int32_t id : {c.pad_id, c.unk_id, c.bos_id, c.eos_id})
     if (id < 0) return "bad config: special token ids must be >= 0";
 
-  if (model->tokenizer()->size() == 0) return "empty tokenizer";
-  tokenizer_ = std::string_view(reinterpret_cast<const char*>(model->tokenizer()->data()), model->tokenizer()->size());
+  // The tokenizer: raw bytes are viewed in place, a zlib stream is inflated into memory we own.
+  const auto* stored = model->tokenizer();
+  const auto encoding = static_cast<TokenizerEncoding>(model->tokenizer_encoding());
+  const uint64_t decoded_size = model->tokenizer_size();
+  if (stored->size() == 0) return "tokenizer: empty";
+  if (format_version_ == 1 && (encoding != TokenizerEncoding::Raw || decoded_size != 0))
+    return "tokenizer: a format version 1 file stores it raw, without tokenizer_encoding or tokenizer_size";
+  switch (encoding) {
+    case TokenizerEncoding::Raw:
+      if (decoded_size != 0 && decoded_size != stored->size())
+        return "tokenizer: stored raw in " + std::to_string(stored->size()) + " bytes, tokenizer_size declares " +
+               std::to_string(decoded_size);
+      tokenizer_ = std::string_view(reinterpret_cast<const char*>(stored->data()), stored->size());
+      break;
+    case TokenizerEncoding::Zlib:
+      if (std::string why = inflate_exactly(stored->data(), stored->size(), decoded_size, &inflated_tokenizer_);
+          !why.empty())
+        return "tokenizer: " + why;
+      tokenizer_ = inflated_tokenizer_;
+      break;
+    default:
+      return "tokenizer: encoding " + std::to_string(static_cast<int>(encoding)) + " is unknown to format version " +
+             std::to_string(format_version_);
+  }
+  tokenizer_encoding_ = encoding;
+  tokenizer_stored_bytes_ = stored->size();
 
   const auto* tensors = model->tensors();
   // A tensor table takes well over 16 bytes (name, shape, data), so a config needing more
@@ -305,7 +354,7 @@ std::string ModelFile::load() {
     if (raw_dtype != static_cast<int>(DType::F32) && raw_dtype != static_cast<int>(DType::I8)) {
       const char* known = fb::EnumNameDType(t->dtype());
       return name + " has dtype " + (*known ? std::string(known) : std::to_string(raw_dtype)) +
-             ", which format version 1 does not support";
+             ", which format version " + std::to_string(format_version_) + " does not support";
     }
     v.dtype = static_cast<DType>(raw_dtype);
     if (v.dtype == DType::I8 && !spec->second->linear) return name + " must be f32 (only Linear weights may be i8)";

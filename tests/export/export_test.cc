@@ -7,11 +7,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "export/inspect.h"
+#include "pocketmt/pmt_generated.h"
 
 namespace {
 
@@ -202,5 +205,24 @@ TEST_CASE("inspect describes every tensor in text and JSON") {
   CHECK(json.starts_with("{\"file\":\"tiny.pmt\",\"file_bytes\":" + std::to_string(bytes.size())));
   CHECK(json.find("{\"name\":\"embed.weight\",\"shape\":[64, 32],\"dtype\":\"i8\",\"bytes\":2048,\"scale_min\":") !=
         std::string::npos);
-  CHECK(json.find("\"tokenizer\":{\"bytes\":3,\"pieces\":-1}") != std::string::npos);
+  const std::string stored = std::to_string(pmt::fb::GetModel(bytes.data())->tokenizer()->size());
+  CHECK(json.find("\"tokenizer\":{\"bytes\":3,\"encoding\":\"zlib\",\"stored_bytes\":" + stored + ",\"pieces\":-1}") !=
+        std::string::npos);
+}
+
+TEST_CASE("export stores the SentencePiece model deflated; inspect shows both sizes") {
+  std::ifstream in(PMT_TEST_DATA_DIR "/tiny_spm64.model", std::ios::binary);
+  REQUIRE(in);
+  const std::string spm{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::vector<uint8_t> bytes;
+  REQUIRE(pmt::exporter::export_model(reference_checkpoint(), spm, nullptr, {}, {}, &bytes).empty());
+  const size_t stored = pmt::fb::GetModel(bytes.data())->tokenizer()->size();
+  CHECK(stored < spm.size());
+  const Loaded l = load(bytes);
+  CHECK(l.file->format_version() == 2);
+  CHECK(l.file->tokenizer() == spm);
+  const std::string text = pmt::exporter::describe_model(*l.file, "tiny.pmt", false);
+  CHECK(text.find("format version 2") != std::string::npos);
+  CHECK(text.find("tokenizer: SentencePiece, 64 pieces, 1015 bytes, stored zlib in " + std::to_string(stored) +
+                  " bytes\n") != std::string::npos);
 }

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@ namespace {
 
 using pmt::DType;
 using pmt::ModelFile;
+using pmt::TokenizerEncoding;
 
 // A model-file image in 64-byte aligned memory, as an mmap would give it.
 struct Aligned {
@@ -78,10 +81,11 @@ struct TinyModel {
     }
   }
 
-  std::vector<uint8_t> build(DType dtype) const {
+  std::vector<uint8_t> build(DType dtype, TokenizerEncoding encoding = TokenizerEncoding::Zlib) const {
     pmt::exporter::ModelContents c;
     c.config = config;
     c.tokenizer = tokenizer;
+    c.tokenizer_encoding = encoding;
     c.linear_dtype = dtype;
     for (size_t i = 0; i < specs.size(); ++i) {
       c.tensors.push_back({specs[i], values[i].data()});
@@ -113,6 +117,24 @@ void reseal(std::vector<uint8_t>& bytes) {
   std::memcpy(bytes.data() + at, &crc, 4);
 }
 
+// The tokenizer vector as stored in the file, and the offset of its uint32 length prefix.
+const flatbuffers::Vector<uint8_t>* fb_tokenizer(const std::vector<uint8_t>& bytes) { return root(bytes)->tokenizer(); }
+size_t tokenizer_data_offset(const std::vector<uint8_t>& bytes) {
+  return static_cast<size_t>(fb_tokenizer(bytes)->data() - bytes.data());
+}
+
+void set_tokenizer_size(std::vector<uint8_t>& bytes, uint64_t size) {
+  std::memcpy(bytes.data() + field_offset(bytes, root(bytes), pmt::fb::Model::VT_TOKENIZER_SIZE), &size, 8);
+  reseal(bytes);
+}
+
+// The SentencePiece model the runtime tests use (1,015 bytes, compressible like any real one).
+std::string fixture_tokenizer() {
+  std::ifstream in(PMT_TEST_DATA_DIR "/tiny_spm64.model", std::ios::binary);
+  REQUIRE(in);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 const pmt::fb::Tensor* fb_tensor(const std::vector<uint8_t>& bytes, const std::string& name) {
   for (const auto* t : *root(bytes)->tensors())
     if (t->name()->str() == name) return t;
@@ -128,6 +150,7 @@ TEST_CASE("crc32 matches the IEEE reference check value") {
   // Incremental use equals one pass, across the 8-byte fast path.
   CHECK(pmt::crc32(text + 5, 4, pmt::crc32(text, 5)) == 0xCBF43926u);
   CHECK(pmt::crc32(nullptr, 0) == 0u);
+  CHECK(pmt::crc32(nullptr, 0, 0xCBF43926u) == 0xCBF43926u);  // an empty range continues unchanged
 }
 
 TEST_CASE("an fp32 file loads with every tensor, the config and the tokenizer") {
@@ -227,13 +250,125 @@ TEST_CASE("a wrong identifier is named in the message") {
   CHECK(error.find("'PMT1'") != std::string::npos);
 }
 
-TEST_CASE("an unknown format version is named with the known one") {
-  auto bytes = TinyModel().build(DType::F32);
-  const uint32_t future = 2;
-  std::memcpy(bytes.data() + field_offset(bytes, root(bytes), pmt::fb::Model::VT_FORMAT_VERSION), &future, 4);
-  const std::string error = load_error(bytes);
-  CHECK(error.find("version 2 is not supported") != std::string::npos);
-  CHECK(error.find("knows version 1") != std::string::npos);
+TEST_CASE("an unknown format version is named with the known ones") {
+  for (uint32_t version : {0u, 3u}) {
+    auto bytes = TinyModel().build(DType::F32);
+    std::memcpy(bytes.data() + field_offset(bytes, root(bytes), pmt::fb::Model::VT_FORMAT_VERSION), &version, 4);
+    const std::string error = load_error(bytes);
+    CHECK(error.find("version " + std::to_string(version) + " is not supported") != std::string::npos);
+    CHECK(error.find("knows versions 1 and 2") != std::string::npos);
+  }
+}
+
+TEST_CASE("a zlib tokenizer is stored deflated and read back byte for byte") {
+  TinyModel m;
+  m.tokenizer = fixture_tokenizer();
+  REQUIRE(m.tokenizer.size() == 1015);
+  const auto bytes = m.build(DType::I8);
+  const auto* stored = fb_tokenizer(bytes);
+  // A zlib header (RFC 1950): deflate with a 32 KiB window (0x78), maximum compression (0xDA).
+  REQUIRE(stored->size() > 2);
+  CHECK(stored->Get(0) == 0x78);
+  CHECK(stored->Get(1) == 0xDA);
+  CHECK(stored->size() < m.tokenizer.size() * 2 / 3);
+  CHECK(root(bytes)->tokenizer_size() == 1015);
+
+  Loaded l = load_kept(bytes);
+  REQUIRE_MESSAGE(l.file, l.error);
+  CHECK(l.file->format_version() == 2);
+  CHECK(l.file->tokenizer_encoding() == TokenizerEncoding::Zlib);
+  CHECK(l.file->tokenizer_stored_bytes() == stored->size());
+  CHECK(l.file->tokenizer() == m.tokenizer);
+  // The decoded bytes live outside the file buffer, so dropping them frees memory.
+  const char* decoded = l.file->tokenizer().data();
+  const auto* file_begin = reinterpret_cast<const char*>(l.file->data());
+  CHECK((decoded < file_begin || decoded >= file_begin + l.file->size()));
+  l.file->release_tokenizer();
+  CHECK(l.file->tokenizer().empty());
+  CHECK(l.file->find("embed.weight") != nullptr);
+}
+
+TEST_CASE("a raw tokenizer is written as format version 1 and read in place") {
+  const TinyModel m;
+  const auto bytes = m.build(DType::F32, TokenizerEncoding::Raw);
+  CHECK(root(bytes)->format_version() == 1);
+  // Byte for byte what a version 1 writer wrote: neither version 2 field is present.
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(root(bytes));
+  CHECK(table->GetAddressOf(pmt::fb::Model::VT_TOKENIZER_ENCODING) == nullptr);
+  CHECK(table->GetAddressOf(pmt::fb::Model::VT_TOKENIZER_SIZE) == nullptr);
+  Loaded l = load_kept(bytes);
+  REQUIRE_MESSAGE(l.file, l.error);
+  CHECK(l.file->format_version() == 1);
+  CHECK(l.file->tokenizer_encoding() == TokenizerEncoding::Raw);
+  CHECK(l.file->tokenizer_stored_bytes() == m.tokenizer.size());
+  CHECK(l.file->tokenizer() == m.tokenizer);
+  CHECK(reinterpret_cast<const uint8_t*>(l.file->tokenizer().data()) ==
+        l.file->data() + tokenizer_data_offset(bytes));
+}
+
+TEST_CASE("a damaged zlib tokenizer or a wrong decoded size is rejected with the reason") {
+  TinyModel m;
+  m.tokenizer = fixture_tokenizer();
+  const auto intact = m.build(DType::F32);
+  const size_t at = tokenizer_data_offset(intact);
+  const size_t stored = fb_tokenizer(intact)->size();
+  auto bytes = intact;
+  SUBCASE("a broken zlib header") {
+    bytes[at] ^= 0x01;  // (CMF * 256 + FLG) is no longer a multiple of 31
+    reseal(bytes);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: zlib stream corrupt");
+  }
+  SUBCASE("a wrong Adler-32 trailer") {
+    bytes[at + stored - 1] ^= 0x01;
+    reseal(bytes);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: zlib stream corrupt");
+  }
+  SUBCASE("a stream cut short") {
+    const uint32_t shorter = static_cast<uint32_t>(stored - 10);
+    std::memcpy(bytes.data() + at - 4, &shorter, 4);  // the vector's length prefix
+    reseal(bytes);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: zlib stream corrupt");
+  }
+  SUBCASE("bytes after the stream") {
+    const uint32_t longer = static_cast<uint32_t>(stored + 3);
+    std::memcpy(bytes.data() + at - 4, &longer, 4);
+    reseal(bytes);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: 3 bytes follow the end of the zlib stream");
+  }
+  SUBCASE("a declared size one byte too large") {
+    set_tokenizer_size(bytes, 1016);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: zlib stream decodes to 1015 bytes, tokenizer_size declares 1016");
+  }
+  SUBCASE("a declared size one byte too small") {
+    set_tokenizer_size(bytes, 1014);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: zlib stream decodes to more than the declared 1014 bytes");
+  }
+  SUBCASE("no declared size") {
+    set_tokenizer_size(bytes, 0);
+    CHECK(load_error(bytes).find("without its decoded size") != std::string::npos);
+  }
+  SUBCASE("a declared size beyond deflate's 1032:1 limit, refused before allocating") {
+    set_tokenizer_size(bytes, uint64_t{1} << 40);
+    CHECK(load_error(bytes).find("declared size 1099511627776 is more than a " + std::to_string(stored) +
+                                 "-byte zlib stream can decode to") != std::string::npos);
+  }
+  SUBCASE("an unknown encoding") {
+    bytes[field_offset(bytes, root(bytes), pmt::fb::Model::VT_TOKENIZER_ENCODING)] = 7;
+    reseal(bytes);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: encoding 7 is unknown to format version 2");
+  }
+  SUBCASE("raw encoding with a size that disagrees") {
+    bytes[field_offset(bytes, root(bytes), pmt::fb::Model::VT_TOKENIZER_ENCODING)] = 0;
+    reseal(bytes);
+    CHECK(load_error(bytes) == "model buffer: tokenizer: stored raw in " + std::to_string(stored) +
+                                   " bytes, tokenizer_size declares 1015");
+  }
+  SUBCASE("a version 1 file cannot hold a compressed tokenizer") {
+    const uint32_t version = 1;
+    std::memcpy(bytes.data() + field_offset(bytes, root(bytes), pmt::fb::Model::VT_FORMAT_VERSION), &version, 4);
+    reseal(bytes);
+    CHECK(load_error(bytes).find("a format version 1 file stores it raw") != std::string::npos);
+  }
 }
 
 TEST_CASE("a file truncated anywhere is rejected") {
@@ -327,7 +462,7 @@ TEST_CASE("bad quantization parameters and reserved dtypes are rejected") {
     bytes[field_offset(bytes, t, pmt::fb::Tensor::VT_DTYPE)] = static_cast<uint8_t>(pmt::fb::DType::F16);
     reseal(bytes);
     const std::string error = load_error(bytes);
-    CHECK(error.find("dtype F16") != std::string::npos);
+    CHECK(error.find("dtype F16, which format version 2 does not support") != std::string::npos);
     CHECK(error.find(name) != std::string::npos);
   }
 }

@@ -1,7 +1,8 @@
 // Reading a PocketMT model file (.pmt, schema/pmt.fbs): open by mmap or wrap a caller's buffer,
-// verify it completely, then hand out zero-copy views of the config, the tokenizer and every
-// tensor. Used by the runtime and by `pmt-convert inspect`. Errors are values: nothing here
-// aborts or throws on a bad file.
+// verify it completely, then hand out zero-copy views of the config and every tensor, and the
+// tokenizer (a view of the file, or of a copy inflated at open when the file stores it
+// zlib-compressed). Used by the runtime and by `pmt-convert inspect`. Errors are values: nothing
+// here aborts or throws on a bad file.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +19,10 @@
 
 namespace pmt {
 
-// The format version this reader writes and understands (Model.format_version).
-inline constexpr uint32_t kModelFormatVersion = 1;
+// The format versions this reader understands (Model.format_version), oldest to newest. The
+// writer writes the newest for a zlib-compressed tokenizer, the oldest for a raw one.
+inline constexpr uint32_t kOldestModelFormatVersion = 1;
+inline constexpr uint32_t kModelFormatVersion = 2;
 // Every tensor's data starts at a file offset that is a multiple of this (in bytes).
 inline constexpr size_t kTensorAlignment = 64;
 
@@ -30,6 +33,13 @@ enum class DType : int8_t {
 };
 const char* dtype_name(DType dtype);  // "f32", "i8"
 size_t dtype_size(DType dtype);       // bytes per element
+
+// How the file stores the tokenizer; the values are those of pmt.fb.TokenizerEncoding.
+enum class TokenizerEncoding : uint8_t {
+  Raw = 0,   // the SentencePiece ModelProto bytes as is
+  Zlib = 1,  // one zlib stream (format version 2 and later)
+};
+const char* tokenizer_encoding_name(TokenizerEncoding encoding);  // "raw", "zlib"
 
 // Affine int8 quantization of an activation: real = scale * (q - zero_point), q in [-128, 127].
 struct ActQuant {
@@ -77,7 +87,8 @@ class ModelFile {
   // Maps `path` read-only and verifies it. On failure returns nullptr and sets *error (if not
   // null) to a message naming the file and the problem.
   static std::unique_ptr<ModelFile> open(const std::string& path, std::string* error);
-  // Verifies `size` bytes at `data` without copying them. The buffer is not owned: it must stay
+  // Verifies `size` bytes at `data` without copying them (a compressed tokenizer excepted, which
+  // is inflated into memory the ModelFile owns). The buffer is not owned: it must stay
   // alive and unchanged while the ModelFile lives, and must be 64-byte aligned so that weights
   // can be read in place. On failure returns nullptr and sets *error.
   static std::unique_ptr<ModelFile> from_buffer(const void* data, size_t size, std::string* error);
@@ -89,8 +100,18 @@ class ModelFile {
   // Architecture and special ids. Training-only fields (dropout, label_smoothing) are 0.
   const ModelConfig& config() const { return config_; }
   uint32_t format_version() const { return format_version_; }
-  // The serialized SentencePiece ModelProto (for SentencePieceProcessor::LoadFromSerializedProto).
+  // The serialized SentencePiece ModelProto (for SentencePieceProcessor::LoadFromSerializedProto),
+  // decoded: a view of the file for Raw, of the copy inflated at open for Zlib. Empty after
+  // release_tokenizer().
   std::string_view tokenizer() const { return tokenizer_; }
+  // How the file stores the tokenizer, and how many bytes it takes there (the compressed size
+  // for Zlib; tokenizer().size() is the decoded size).
+  TokenizerEncoding tokenizer_encoding() const { return tokenizer_encoding_; }
+  size_t tokenizer_stored_bytes() const { return tokenizer_stored_bytes_; }
+  // Frees the inflated tokenizer copy once the caller has parsed it (SentencePiece keeps its own
+  // parsed model), so that it does not count against the process's memory for the ModelFile's
+  // lifetime. tokenizer() is empty afterwards.
+  void release_tokenizer();
   // Every tensor, in file order (the exporter writes model_tensor_specs order).
   const std::vector<TensorView>& tensors() const { return tensors_; }
   // nullptr when the file holds no tensor of that name.
@@ -115,13 +136,16 @@ class ModelFile {
   uint32_t format_version_ = 0;
   ModelConfig config_;
   std::string_view tokenizer_;
+  std::string inflated_tokenizer_;  // Zlib: the decoded bytes tokenizer_ views; empty for Raw
+  TokenizerEncoding tokenizer_encoding_ = TokenizerEncoding::Raw;
+  size_t tokenizer_stored_bytes_ = 0;
   std::vector<TensorView> tensors_;
   std::unordered_map<std::string_view, size_t> index_;
   std::vector<std::pair<std::string_view, std::string_view>> metadata_;
   bool quantized_ = false;
 };
 
-// CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of `size` bytes, continuing from `crc`
+// CRC-32 (IEEE 802.3, zlib's crc32) of `size` bytes, continuing from `crc`
 // (0 to start). The model file stores the CRC of the whole file with its own 4 bytes read as 0.
 uint32_t crc32(const void* data, size_t size, uint32_t crc = 0);
 
