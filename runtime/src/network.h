@@ -84,6 +84,11 @@ class Network {
   std::string create_ffn(const std::string& prefix, FeedForward* out);
   std::string find_norm(const std::string& name, Norm* out) const;
 
+  // The pool for a GEMM of `rows` rows, or none when it is too small to gain from threads
+  // (waking the workers costs about as much as a few tens of microseconds of work). Measured on
+  // the small model's decoder rows: one int8 row per step 0.12 -> 0.08 ms with two threads.
+  static constexpr size_t kMinParallelWork = 256 * 1024;  // fp32 multiply-adds
+  pthreadpool_t pool_for(const Linear& op, size_t rows) const;
   void embed(const int32_t* ids, size_t n, size_t pos0, float* y) const;
   void linear(const Linear& op, size_t rows, const float* x, float* y);
   void feed_forward(const FeedForward& ffn, size_t rows, const float* x, float* y);
