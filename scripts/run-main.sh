@@ -18,13 +18,17 @@ cmake --build build -j"$(nproc)" --target pmt-convert translate
 echo "== [3/5] corpus: WEB <-> Reina-Valera 1909 pairs from the SWORD modules -> $pair/"
 "$convert" prepare --out "$pair"
 echo "== [4/5] model: $model"
-"$convert" inspect "$model" | head -n 12
+"$convert" inspect "$model" | sed -n "1,12p"
 echo "== [5/5] translate"
 start=$(date +%s%N)
 "$translate" --model "$model" --input "$pair/test.en" --beam 4 >"$pair/test.hyp.es"
 end=$(date +%s%N)
 lines=$(wc -l <"$pair/test.en")
 echo "-- test split: $lines verses translated in $(( (end - start) / 1000000 )) ms (beam 4, 1 thread)"
-"$convert" score --hyp "$pair/test.hyp.es" --ref "$pair/test.es"
+score=$("$convert" score --hyp "$pair/test.hyp.es" --ref "$pair/test.es")
+echo "$score"
 echo "-- sample sentences ($input):"
 paste -d '\n' "$input" <("$translate" --model "$model" --input "$input" --beam 4) | sed 'n;s/^/   -> /'
+echo "== summary: corpus $pair ($(wc -l <"$pair/train.en") train / $(wc -l <"$pair/valid.en") valid / $lines test pairs);" \
+  "model $model ($(stat -c %s "$model") bytes, int8); test split $(echo "$score" | head -n 1 | cut -d' ' -f1-3)," \
+  "$(( (end - start) / 1000000 )) ms for $lines verses"
