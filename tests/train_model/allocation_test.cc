@@ -2,29 +2,10 @@
 // of the global operator new, which this test executable replaces.
 #include <doctest/doctest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "train/model.h"
+#include "support/counting_new.h"
 
-namespace {
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-// Every unaligned form is replaced so that new and delete always pair malloc with free (the
-// sanitizers check the pairing).
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size ? size : 1);
-}
-void* operator new(std::size_t size) {
-  if (void* p = operator new(size, std::nothrow)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+using pmt::test::g_allocations;
 
 namespace pmt::train {
 namespace {
