@@ -442,17 +442,17 @@ TEST_CASE("bad quantization parameters and reserved dtypes are rejected") {
   }
   SUBCASE("a non-finite input scale") {
     auto bytes = m.build(DType::I8);
-    const auto* q = fb_tensor(bytes, name)->input_quant();
+    const size_t q = field_offset(bytes, fb_tensor(bytes, name), pmt::fb::Tensor::VT_INPUT_QUANT);
     const float inf = HUGE_VALF;  // ActQuant layout: float scale, then int32 zero_point
-    std::memcpy(bytes.data() + (reinterpret_cast<const uint8_t*>(q) - bytes.data()), &inf, 4);
+    std::memcpy(bytes.data() + q, &inf, 4);
     reseal(bytes);
     CHECK(load_error(bytes).find("input scale") != std::string::npos);
   }
   SUBCASE("a zero point outside int8") {
     auto bytes = m.build(DType::I8);
-    const auto* q = fb_tensor(bytes, name)->output_quant();
+    const size_t q = field_offset(bytes, fb_tensor(bytes, name), pmt::fb::Tensor::VT_OUTPUT_QUANT);
     const int32_t zero_point = 200;
-    std::memcpy(bytes.data() + (reinterpret_cast<const uint8_t*>(q) - bytes.data()) + 4, &zero_point, 4);
+    std::memcpy(bytes.data() + q + 4, &zero_point, 4);
     reseal(bytes);
     CHECK(load_error(bytes).find("output zero point 200") != std::string::npos);
   }
