@@ -205,6 +205,7 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   const ModelFile& f = *impl->file;
   if (std::string e = impl->tokenizer.load(f.tokenizer(), f.config()); !e.empty())
     return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
+  impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now
   const rt::NetworkLimits net_limits{limits.max_batch, limits.max_src_len, limits.max_tgt_len, limits.max_beam};
   if (std::string e = impl->network.create(f, net_limits, &impl->pool, mapped); !e.empty())
     return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
