@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/quantize.h"
+#include "kernels/simd.h"
 
 namespace pmt::rt {
 namespace {
@@ -42,6 +43,10 @@ Linear& Linear::operator=(Linear&& other) noexcept {
     quantized_ = other.quantized_;
     input_quant_ = other.input_quant_;
     output_quant_ = other.output_quant_;
+    output_refinement_ = other.output_refinement_;
+    weights_ = other.weights_;
+    weight_scales_ = other.weight_scales_;
+    bias_ = std::move(other.bias_);
   }
   return *this;
 }
@@ -73,6 +78,14 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
     const float hi = output_quant_.scale * static_cast<float>(127 - output_quant_.zero_point);
     if (hi > 0.f && std::isnormal(hi / 255.f)) output_quant_ = {hi / 255.f, -128};
   }
+  output_refinement_ = std::max(options.output_refinement, 1);
+  if (output_refinement_ > 1) {
+    output_quant_.scale /= static_cast<float>(output_refinement_);
+    weights_ = weight.i8();
+    weight_scales_ = weight.scales;
+    bias_.assign(out_, 0.f);
+    if (bias != nullptr) bias_.assign(bias, bias + out_);
+  }
 
   // XNNPACK wants every kernel scale positive and normal; a row whose stored scale is below the
   // normal range holds (numerically) zero weights, so any normal scale gives the same products.
@@ -94,7 +107,8 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
   return status == xnn_status_success ? std::string() : xnn_error(status, weight);
 }
 
-void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
+void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, float* scratch,
+                 pthreadpool_t pool) const {
   if (!quantized_) {
     check(xnn_setup_convolution2d_nhwc_f32(op_, 1, 1, rows, x, y, pool), "setup f32 linear");
     check(xnn_run_operator(op_, pool), "run f32 linear");
@@ -102,15 +116,34 @@ void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, 
   }
   quantize_input(rows, x, xq);
   run_q(rows, xq, yq, pool);
-  dequantize_output(rows, yq, y);
+  dequantize_output(rows, xq, yq, y, scratch);
 }
 
 void Linear::quantize_input(size_t rows, const float* x, int8_t* xq) const {
   kernels::quantize_qs8(x, xq, rows * in_, input_quant_.scale, input_quant_.zero_point);
 }
 
-void Linear::dequantize_output(size_t rows, const int8_t* yq, float* y) const {
+void Linear::dequantize_output(size_t rows, const int8_t* xq, const int8_t* yq, float* y, float* scratch) const {
   kernels::dequantize_qs8(yq, y, rows * out_, output_quant_.scale, output_quant_.zero_point);
+  if (output_refinement_ == 1) return;
+  float* x = scratch;  // the row's input as the GEMM saw it
+  for (size_t r = 0; r < rows; ++r) {
+    bool have_x = false;
+    for (size_t c = 0; c < out_; ++c) {
+      const int8_t q = yq[r * out_ + c];
+      if (q != -128 && q != 127) continue;
+      if (!have_x) {
+        kernels::dequantize_qs8(xq + r * in_, x, in_, input_quant_.scale, input_quant_.zero_point);
+        have_x = true;
+      }
+      y[r * out_ + c] = dot_qc8(weights_ + c * in_, weight_scales_[c], x, in_, scratch + in_) + bias_[c];
+    }
+  }
+}
+
+float dot_qc8(const int8_t* w, float scale, const float* x, size_t n, float* scratch) {
+  kernels::dequantize_row_qc8(w, scale, scratch, n);
+  return kernels::simd::dot(scratch, x, n);
 }
 
 void Linear::run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "pocketmt/model_file.h"
 
@@ -25,6 +26,10 @@ class Linear {
     // int8 only: quantize the input with this instead of the file's calibration, so that the
     // int8 output of a previous layer can be consumed as is (see run_q).
     const ActQuant* input_quant = nullptr;
+    // int8 only: divide the calibrated output step by this; the few outputs that then saturate
+    // are recomputed exactly (see dequantize_output). For outputs whose calibrated range is set
+    // by a few outlier channels, so that the others get a finer step.
+    int32_t output_refinement = 1;
   };
 
   Linear() = default;
@@ -45,13 +50,17 @@ class Linear {
 
   // y [rows, out] = x [rows, in] W^T + b, floats in and out. For int8 weights x is quantized
   // into xq (rows * in bytes) and the product, computed into yq (rows * out bytes), is
-  // dequantized into y. rows >= 1; x needs XNN_EXTRA_BYTES of readable memory past its end.
-  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
+  // dequantized into y (scratch: 2 * in() floats). rows >= 1; x needs XNN_EXTRA_BYTES of
+  // readable memory past its end.
+  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, float* scratch,
+           pthreadpool_t pool) const;
   // int8 weights only: the GEMM on int8 activations in input_quant() to int8 in output_quant(),
   // and the conversions on either side of it (rows * in() and rows * out() values).
   void run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
   void quantize_input(size_t rows, const float* x, int8_t* xq) const;
-  void dequantize_output(size_t rows, const int8_t* yq, float* y) const;
+  // y = the real value of yq. With output_refinement > 1, an output at the end of the int8
+  // range is recomputed from the int8 input xq the GEMM read: scale[c] * (W[c,:] . x) + b[c].
+  void dequantize_output(size_t rows, const int8_t* xq, const int8_t* yq, float* y, float* scratch) const;
 
  private:
   void destroy();
@@ -60,6 +69,14 @@ class Linear {
   size_t in_ = 0, out_ = 0;
   bool quantized_ = false;
   ActQuant input_quant_, output_quant_;
+  // Exact recomputation of saturated outputs: the file's int8 rows and scales, the float bias.
+  int32_t output_refinement_ = 1;
+  const int8_t* weights_ = nullptr;
+  const float* weight_scales_ = nullptr;
+  std::vector<float> bias_;
 };
+
+// scale * (w . x) for an int8 row w of n values and floats x; scratch: n floats.
+float dot_qc8(const int8_t* w, float scale, const float* x, size_t n, float* scratch);
 
 }  // namespace pmt::rt

@@ -118,7 +118,7 @@ class Network {
   size_t max_rows_ = 0;  // max(max_batch * max_src_len, slots())
   float *x_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *attn_ = nullptr, *proj_ = nullptr,
         *hidden_ = nullptr, *logits_ = nullptr, *pos_table_ = nullptr, *attn_scratch_ = nullptr,
-        *refine_row_ = nullptr, *refine_val_ = nullptr;
+        *exact_scratch_ = nullptr, *refine_val_ = nullptr;
   int8_t *xq_ = nullptr, *yq_ = nullptr, *hq_ = nullptr;
   int32_t *src_offset_ = nullptr, *src_len_ = nullptr, *refine_idx_ = nullptr;
   size_t attn_scratch_len_ = 0;

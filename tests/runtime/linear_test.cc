@@ -1,0 +1,106 @@
+// Linear on XNNPACK against a double-precision reference: fp32, int8, and int8 with output
+// refinement (finer output step, saturated outputs recomputed exactly).
+#include <doctest/doctest.h>
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "linear.h"
+
+namespace pmt::rt {
+namespace {
+
+constexpr size_t kIn = 48, kOut = 20, kRows = 5;
+
+struct Fixture {
+  std::vector<int8_t> q_weights;  // [kOut, kIn]
+  std::vector<float> scales, f_weights, bias, x;
+  Fixture() {
+    std::mt19937 rng(4);
+    std::uniform_int_distribution<int> q(-127, 127);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (size_t i = 0; i < kOut * kIn; ++i) q_weights.push_back(static_cast<int8_t>(q(rng)));
+    for (size_t c = 0; c < kOut; ++c) scales.push_back(0.002f + 0.001f * static_cast<float>(c % 5));
+    for (size_t c = 0; c < kOut; ++c)
+      for (size_t j = 0; j < kIn; ++j) f_weights.push_back(q_weights[c * kIn + j] * scales[c]);
+    for (size_t c = 0; c < kOut; ++c) bias.push_back(0.1f * u(rng));
+    for (size_t i = 0; i < kRows * kIn + 16; ++i) x.push_back(u(rng));  // + XNNPACK's read slack
+  }
+  TensorView view(DType dtype, const ActQuant& in, const ActQuant& out) const {
+    TensorView v;
+    v.name = "test.weight";
+    v.shape = {kOut, kIn};
+    v.dtype = dtype;
+    v.data = dtype == DType::I8 ? static_cast<const void*>(q_weights.data()) : f_weights.data();
+    v.bytes = kOut * kIn * (dtype == DType::I8 ? 1 : 4);
+    if (dtype == DType::I8) {
+      v.scales = scales.data();
+      v.input_quant = in;
+      v.output_quant = out;
+    }
+    return v;
+  }
+  // y[r, c] in double from weights w and inputs xs.
+  double reference(const std::vector<float>& w, const std::vector<double>& xs, size_t r, size_t c) const {
+    double y = bias[c];
+    for (size_t j = 0; j < kIn; ++j) y += double{w[c * kIn + j]} * xs[r * kIn + j];
+    return y;
+  }
+};
+
+TEST_CASE("fp32 Linear equals x W^T + b") {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  const Fixture f;
+  Linear op;
+  REQUIRE(op.create(f.view(DType::F32, {}, {}), f.bias.data(), {}).empty());
+  std::vector<float> y(kRows * kOut);
+  op.run(kRows, f.x.data(), y.data(), nullptr, nullptr, nullptr, nullptr);
+  const std::vector<double> xs(f.x.begin(), f.x.end());
+  for (size_t r = 0; r < kRows; ++r)
+    for (size_t c = 0; c < kOut; ++c) CHECK(y[r * kOut + c] == doctest::Approx(f.reference(f.f_weights, xs, r, c)).epsilon(1e-5));
+}
+
+TEST_CASE("int8 Linear: within half an output step, and exact where the refined step saturates") {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  const Fixture f;
+  const ActQuant in{2.f / 255.f, 0};
+  // What the GEMM sees: x quantized with `in` (round to nearest even, as the runtime's kernel).
+  std::vector<double> xs(kRows * kIn);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = std::clamp(std::nearbyint(f.x[i] / in.scale), -128.f, 127.f) * in.scale;
+  for (int32_t refinement : {1, 4}) {
+    CAPTURE(refinement);
+    // An output range of +-0.6 as if calibrated: with refinement 4 the step covers +-0.15, so
+    // many outputs saturate and must come back exact.
+    const ActQuant out{1.2f / 255.f, 0};
+    Linear op;
+    REQUIRE(op.create(f.view(DType::I8, in, out), f.bias.data(), {.output_refinement = refinement}).empty());
+    const double step = out.scale / refinement;
+    CHECK(op.output_quant().scale == doctest::Approx(step));
+    std::vector<int8_t> xq(kRows * kIn + 16), yq(kRows * kOut);
+    std::vector<float> y(kRows * kOut), scratch(2 * kIn);
+    op.run(kRows, f.x.data(), y.data(), xq.data(), yq.data(), scratch.data(), nullptr);
+    size_t saturated = 0;
+    for (size_t r = 0; r < kRows; ++r) {
+      for (size_t c = 0; c < kOut; ++c) {
+        const double want = f.reference(f.f_weights, xs, r, c);
+        // The int32 bias is rounded to the accumulator's unit in_scale * weight_scale.
+        const double bias_rounding = 0.5 * in.scale * f.scales[c];
+        const bool beyond = std::fabs(want) > 127.5 * step;
+        if (beyond && refinement > 1) {
+          ++saturated;
+          CHECK(y[r * kOut + c] == doctest::Approx(want).epsilon(1e-5));
+        } else if (!beyond) {
+          CHECK(std::fabs(y[r * kOut + c] - want) <= 0.5 * step + bias_rounding + 1e-6);
+        }
+      }
+    }
+    if (refinement > 1) CHECK(saturated > kRows * kOut / 4);
+  }
+}
+
+}  // namespace
+}  // namespace pmt::rt
