@@ -48,7 +48,7 @@ std::string Network::create_ffn(const std::string& prefix, FeedForward* out) {
   // The FFN's output range is set by a few outlier channels (on the trained small model the
   // calibrated range is up to 10x the median channel's largest value), so its other channels
   // get a 4x finer step; about 4% of outputs then saturate and are recomputed exactly. Measured
-  // there: int8 greedy output identical to fp32 on 46% -> 60% of test sentences.
+  // there: int8 greedy output identical to fp32 on 49% -> 57% of the 941 test sentences.
   options.output_refinement = 4;
   return create_linear(prefix + ".linear2.weight", prefix + ".linear2.bias", options, &out->linear2);
 }
