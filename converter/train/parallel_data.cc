@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "utf8.h"  // runtime/src: the runtime's strict validator
+
 namespace pmt::train {
 
 void ParallelData::add(std::span<const int32_t> src_pieces, std::span<const int32_t> tgt_pieces) {
@@ -22,27 +24,9 @@ void ParallelData::add(std::span<const int32_t> src_pieces, std::span<const int3
 }
 
 std::string check_utf8(std::string_view text) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    const unsigned c = s[i];
-    size_t len = 0;
-    uint32_t cp = 0, min_cp = 0;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; min_cp = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; min_cp = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; min_cp = 0x10000; }
-    else return "invalid UTF-8 lead byte at byte " + std::to_string(i);
-    if (i + len > n) return "truncated UTF-8 sequence at byte " + std::to_string(i);
-    for (size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return "invalid UTF-8 continuation at byte " + std::to_string(i + k);
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return "invalid UTF-8 code point at byte " + std::to_string(i);
-    i += len;
-  }
-  return {};
+  size_t offset = 0;
+  if (rt::valid_utf8(text, &offset)) return {};
+  return "not valid UTF-8 at byte " + std::to_string(offset);
 }
 
 std::string check_vocabulary(const sentencepiece::SentencePieceProcessor& sp, const ModelConfig& config) {
