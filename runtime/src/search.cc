@@ -54,6 +54,17 @@ void Search::bind(ArenaLayout& arena) {
     for (size_t i = 0; i < slots; ++i) finished_[i].tokens = finished_tokens + i * max_tgt_;
 }
 
+size_t Search::unfinished_rows(size_t count) {
+  size_t rows = 0;
+  for (size_t b = 0; b < count; ++b) {
+    if (done_[b]) continue;
+    slots_[rows] = static_cast<int32_t>(b * max_beam_);
+    sentences_[rows] = static_cast<int32_t>(b);
+    ++rows;
+  }
+  return rows;
+}
+
 void Search::greedy(size_t count, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out) {
   const ModelConfig& c = net_->config();
   const size_t V = c.vocab_size;
@@ -62,16 +73,9 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, TokenSink
     out[b] = {history(b * max_beam_), 0, 0.f, 0.f, false};
   }
   for (size_t pos = 0;; ++pos) {
-    size_t rows = 0;
-    for (size_t b = 0; b < count; ++b) {
-      if (done_[b]) continue;
-      const size_t slot = b * max_beam_;
-      tokens_[rows] = pos == 0 ? c.bos_id : history(slot)[pos - 1];
-      slots_[rows] = static_cast<int32_t>(slot);
-      sentences_[rows] = static_cast<int32_t>(b);
-      ++rows;
-    }
+    const size_t rows = unfinished_rows(count);
     if (rows == 0) return;
+    for (size_t r = 0; r < rows; ++r) tokens_[r] = pos == 0 ? c.bos_id : history(slots_[r])[pos - 1];
     net_->decode(pos, rows, tokens_, slots_, sentences_);
     for (size_t r = 0; r < rows; ++r) {
       const size_t b = sentences_[r];
@@ -251,15 +255,9 @@ void Search::score(std::span<const std::span<const int32_t>> targets, LogitsSink
     log_probs[b] = 0.f;
   }
   for (size_t pos = 0;; ++pos) {
-    size_t rows = 0;
-    for (size_t b = 0; b < count; ++b) {
-      if (done_[b]) continue;
-      tokens_[rows] = pos == 0 ? c.bos_id : targets[b][pos - 1];
-      slots_[rows] = static_cast<int32_t>(b * max_beam_);
-      sentences_[rows] = static_cast<int32_t>(b);
-      ++rows;
-    }
+    const size_t rows = unfinished_rows(count);
     if (rows == 0) return;
+    for (size_t r = 0; r < rows; ++r) tokens_[r] = pos == 0 ? c.bos_id : targets[sentences_[r]][pos - 1];
     net_->decode(pos, rows, tokens_, slots_, sentences_);
     for (size_t r = 0; r < rows; ++r) {
       const size_t b = sentences_[r];

@@ -65,6 +65,9 @@ class Search {
   };
 
  private:
+  // Lists the sentences not done yet as decoder rows (slots_, sentences_: one per row, the
+  // sentence's first beam slot) and returns how many; the caller fills tokens_.
+  size_t unfinished_rows(size_t count);
   struct Finished {
     int32_t* tokens;  // max_tgt_len entries
     int32_t length;
