@@ -141,7 +141,7 @@ BENCHMARK_CAPTURE(BM_Attention, cross, AttentionCase::kCross)->ArgName("kv_len")
 BENCHMARK_CAPTURE(BM_Attention, encoder, AttentionCase::kEncoder)->ArgName("kv_len")->Arg(8)->Arg(32)->Arg(128);
 
 // The int8 path's edges: float activations into a qs8 operator, and its int8 output back to
-// float with the bias added (ReLU after the FFN's first layer), rows x cols.
+// float with each output channel's own step and offset, rows x cols.
 void BM_Quantize(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0) * state.range(1));
   const auto x = random_floats(n);
@@ -155,20 +155,21 @@ void BM_Quantize(benchmark::State& state) {
 }
 BENCHMARK(BM_Quantize)->ArgNames({"rows", "cols"})->Args({1, 256})->Args({1, 1024})->Args({32, 256});
 
-void BM_DequantizeBias(benchmark::State& state) {
+void BM_DequantizeChannels(benchmark::State& state) {
   const size_t rows = static_cast<size_t>(state.range(0)), cols = static_cast<size_t>(state.range(1));
   const size_t n = rows * cols;
   const auto x = random_int8(n);
-  const auto bias = random_floats(cols);
+  const auto step = random_floats(cols);
+  const auto offset = random_floats(cols);
   std::vector<float> y(n);
   for (auto _ : state) {
-    pmt::kernels::dequantize_qs8_bias(x.data(), bias.data(), y.data(), rows, cols, 0.05f, 3, true);
+    pmt::kernels::dequantize_qs8_channels(x.data(), step.data(), offset.data(), y.data(), rows, cols);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(total(state, n * (1 + sizeof(float)) + cols * sizeof(float)));
+  state.SetBytesProcessed(total(state, n * (1 + sizeof(float)) + 2 * cols * sizeof(float)));
 }
-BENCHMARK(BM_DequantizeBias)->ArgNames({"rows", "cols"})->Args({1, 256})->Args({1, 1024})->Args({32, 256});
+BENCHMARK(BM_DequantizeChannels)->ArgNames({"rows", "cols"})->Args({1, 256})->Args({1, 1024})->Args({32, 256});
 
 // Token embedding x sqrt(d) + positional encoding for n tokens, from an fp32 or an int8 table.
 void BM_Embed(benchmark::State& state, bool int8) {

@@ -1,6 +1,7 @@
 #include "export/calibrate.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "export/model_tensors.h"
@@ -14,6 +15,15 @@ void Calibrator::observe(const train::Transformer& model) {
     Stats& s = stats_[weight_name_of_linear(io.name)];
     s.input.add(io.input, io.input_numel);
     s.output.add(io.output, io.output_numel);
+    const size_t out = io.output_numel / io.rows;
+    if (s.channels.empty())
+      s.channels.assign(out, {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()});
+    for (size_t r = 0; r < io.rows; ++r)
+      for (size_t c = 0; c < out; ++c) {
+        const float v = io.output[r * out + c];
+        s.channels[c].lo = std::min(s.channels[c].lo, v);
+        s.channels[c].hi = std::max(s.channels[c].hi, v);
+      }
   }
 }
 
@@ -29,7 +39,7 @@ std::string Calibrator::ranges(double percentile, std::map<std::string, LinearRa
       return ActRange{std::min(h.percentile(100.0 - percentile), 0.f),
                       std::max(keep_max ? h.max() : h.percentile(percentile), 0.f)};
     };
-    result[name] = {range(s.input, false), range(s.output, name == "embed.weight")};
+    result[name] = {range(s.input, false), range(s.output, name == "embed.weight"), s.channels};
   }
   *out = std::move(result);
   return {};
@@ -37,9 +47,13 @@ std::string Calibrator::ranges(double percentile, std::map<std::string, LinearRa
 
 std::map<std::string, LinearQuant> linear_quant(const std::map<std::string, LinearRange>& ranges) {
   std::map<std::string, LinearQuant> out;
-  for (const auto& [name, r] : ranges)
-    out[name] = {quant::act_quant_from_range(r.input.lo, r.input.hi),
-                 quant::act_quant_from_range(r.output.lo, r.output.hi)};
+  for (const auto& [name, r] : ranges) {
+    LinearQuant& q = out[name];
+    q.input = quant::act_quant_from_range(r.input.lo, r.input.hi);
+    q.output = quant::act_quant_from_range(r.output.lo, r.output.hi);
+    if (name == "embed.weight" || name.ends_with(".linear1.weight")) continue;
+    for (const ActRange& c : r.channels) q.output_ranges.insert(q.output_ranges.end(), {c.lo, c.hi});
+  }
   return out;
 }
 

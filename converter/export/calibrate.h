@@ -12,11 +12,17 @@
 // [0, max]). One exception: the top of the logits (output of
 // the output projection) keeps the raw max, because the winning token's logit is by nature the
 // extreme value of its row and clipping it would make the argmax ambiguous.
+//
+// Per output channel, the raw min and max are kept too. A runtime that dequantizes a Linear's
+// output gives each channel its own step (range / 254) instead of the tensor's shared one,
+// which is set by the few channels with the largest values; there is no need to clip then,
+// since no channel spends levels on another's outliers.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "export/act_histogram.h"
 #include "export/model_writer.h"
@@ -30,6 +36,7 @@ struct ActRange {
 };
 struct LinearRange {
   ActRange input, output;
+  std::vector<ActRange> channels;  // per output channel: raw min and max (not widened to 0)
 };
 
 class Calibrator {
@@ -44,11 +51,15 @@ class Calibrator {
  private:
   struct Stats {
     quant::ActHistogram input, output;
+    std::vector<ActRange> channels;
   };
   std::map<std::string, Stats> stats_;
 };
 
-// Activation quantization from calibrated ranges (quant::act_quant_from_range per side).
+// Activation quantization from calibrated ranges (quant::act_quant_from_range per side), and
+// the per-channel output ranges of every Linear whose output the runtime dequantizes: all but
+// linear1, whose int8 output linear2 reads as is, and the logits, whose best candidates the
+// runtime recomputes exactly instead.
 std::map<std::string, LinearQuant> linear_quant(const std::map<std::string, LinearRange>& ranges);
 
 // Runs `model` (eval mode: no dropout) on `sentences` pairs of `data` spread evenly over it (all

@@ -90,7 +90,13 @@ std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>
     auto scale_vec = fbb.CreateVector(scales);
     const fb::ActQuant in(quant->second.input.scale, quant->second.input.zero_point);
     const fb::ActQuant outq(quant->second.output.scale, quant->second.output.zero_point);
-    tensors.push_back(fb::CreateTensor(fbb, name, shape, fb::DType::I8, data, scale_vec, &in, &outq));
+    const std::vector<float>& ranges = quant->second.output_ranges;
+    if (!ranges.empty() && static_cast<int64_t>(ranges.size()) != 2 * rows)
+      return "tensor '" + t.spec.name + "' has " + std::to_string(ranges.size()) + " output range values, not " +
+             std::to_string(2 * rows);
+    flatbuffers::Offset<flatbuffers::Vector<float>> range_vec;
+    if (!ranges.empty()) range_vec = fbb.CreateVector(ranges);
+    tensors.push_back(fb::CreateTensor(fbb, name, shape, fb::DType::I8, data, scale_vec, &in, &outq, range_vec));
   }
   auto tensor_vec = fbb.CreateVector(tensors);
 

@@ -24,6 +24,9 @@ struct WeightRef {
 // Calibrated activation quantization of one Linear (README "Model file").
 struct LinearQuant {
   ActQuant input, output;
+  // Optional per-output-channel calibrated ranges, [lo_0, hi_0, lo_1, hi_1, ...] (2 * rows
+  // floats): empty, or written as the tensor's output_channel_ranges.
+  std::vector<float> output_ranges;
 };
 
 struct ModelContents {

@@ -567,8 +567,9 @@ std::vector<Transformer::LinearIO> Transformer::linear_io() const {
   std::vector<LinearIO> out;
   if (batch_ == 0) return out;
   const long D = config_.d_model, F = config_.d_ff;
-  auto add = [&](std::string name, const float* in, long in_numel, const float* o, long out_numel) {
-    out.push_back({std::move(name), in, static_cast<size_t>(in_numel), o, static_cast<size_t>(out_numel)});
+  auto add = [&](std::string name, long rows, const float* in, long in_numel, const float* o, long out_numel) {
+    out.push_back({std::move(name), static_cast<size_t>(rows), in, static_cast<size_t>(in_numel), o,
+                   static_cast<size_t>(out_numel)});
   };
   for (const Stack* stack : {&encoder_, &decoder_}) {
     const long n = rows(*stack), ns = rows(encoder_);
@@ -581,23 +582,23 @@ std::vector<Transformer::LinearIO> Transformer::linear_io() const {
       for (int k = 0; k < L.sublayers; ++k) {
         const float* a = config_.pre_ln ? L.norm_acts[k].out : x;
         if (k == L.sublayers - 1) {
-          add(prefix + ".linear1", a, n * D, L.ffn_acts.hidden, n * F);
-          add(prefix + ".linear2", L.ffn_acts.hidden, n * F, L.ffn_acts.out, n * D);
+          add(prefix + ".linear1", n, a, n * D, L.ffn_acts.hidden, n * F);
+          add(prefix + ".linear2", n, L.ffn_acts.hidden, n * F, L.ffn_acts.out, n * D);
         } else if (k == 0) {
           const AttentionActs& s = L.self_attn_acts;
-          add(prefix + ".self_attn.in_proj", a, n * D, s.q, n * 3 * D);
-          add(prefix + ".self_attn.out_proj", s.ctx, n * D, s.proj, n * D);
+          add(prefix + ".self_attn.in_proj", n, a, n * D, s.q, n * 3 * D);
+          add(prefix + ".self_attn.out_proj", n, s.ctx, n * D, s.proj, n * D);
         } else {
           const AttentionActs& c = L.cross_attn_acts;
-          add(prefix + ".multihead_attn.q", a, n * D, c.q, n * D);
-          add(prefix + ".multihead_attn.kv", stack_output(encoder_), ns * D, c.kv, ns * 2 * D);
-          add(prefix + ".multihead_attn.out_proj", c.ctx, n * D, c.proj, n * D);
+          add(prefix + ".multihead_attn.q", n, a, n * D, c.q, n * D);
+          add(prefix + ".multihead_attn.kv", ns, stack_output(encoder_), ns * D, c.kv, ns * 2 * D);
+          add(prefix + ".multihead_attn.out_proj", n, c.ctx, n * D, c.proj, n * D);
         }
         x = sublayer_output(L.norm_acts[k]);
       }
     }
   }
-  add("embed", stack_output(decoder_), rows(decoder_) * D, logits_, rows(decoder_) * config_.vocab_size);
+  add("embed", rows(decoder_), stack_output(decoder_), rows(decoder_) * D, logits_, rows(decoder_) * config_.vocab_size);
   return out;
 }
 

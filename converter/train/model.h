@@ -106,6 +106,7 @@ class Transformer {
   // output is after its ReLU, as a runtime that fuses the activation produces it.
   struct LinearIO {
     std::string name;
+    size_t rows;  // token rows of the batch; input [rows, in], output [rows, out]
     const float* input; size_t input_numel;
     const float* output; size_t output_numel;
   };

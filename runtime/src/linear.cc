@@ -43,10 +43,8 @@ Linear& Linear::operator=(Linear&& other) noexcept {
     quantized_ = other.quantized_;
     input_quant_ = other.input_quant_;
     output_quant_ = other.output_quant_;
-    output_refinement_ = other.output_refinement_;
-    weights_ = other.weights_;
-    weight_scales_ = other.weight_scales_;
-    bias_ = std::move(other.bias_);
+    channel_step_ = std::move(other.channel_step_);
+    channel_offset_ = std::move(other.channel_offset_);
   }
   return *this;
 }
@@ -78,26 +76,38 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
     const float hi = output_quant_.scale * static_cast<float>(127 - output_quant_.zero_point);
     if (hi > 0.f && std::isnormal(hi / 255.f)) output_quant_ = {hi / 255.f, -128};
   }
-  output_refinement_ = std::max(options.output_refinement, 1);
-  if (output_refinement_ > 1) {
-    output_quant_.scale /= static_cast<float>(output_refinement_);
-    weights_ = weight.i8();
-    weight_scales_ = weight.scales;
-    bias_.assign(out_, 0.f);
-    if (bias != nullptr) bias_.assign(bias, bias + out_);
-  }
+  channel_step_.clear();
+  channel_offset_.clear();
 
   // XNNPACK wants every kernel scale positive and normal; a row whose stored scale is below the
   // normal range holds (numerically) zero weights, so any normal scale gives the same products.
   std::vector<float> scales(weight.scales, weight.scales + out_);
   for (float& s : scales) s = std::max(s, FLT_MIN);
+  // The int32 bias is in units of the accumulator, input_scale * weight_scale[c], which
+  // rescaling a row (below) leaves unchanged.
   std::vector<int32_t> qbias(out_, 0);
-  if (bias != nullptr) {
+  auto quantize_bias = [&](size_t c, float b) {
+    const double q = std::nearbyint(double{b} / (double{input_quant_.scale} * scales[c]));
+    constexpr double kMax = std::numeric_limits<int32_t>::max();
+    qbias[c] = static_cast<int32_t>(std::clamp(q, -kMax, kMax));
+  };
+  if (weight.output_ranges != nullptr && !options.relu) {
+    channel_step_.resize(out_);
+    channel_offset_.resize(out_);
+    output_quant_ = {1.f, 0};
     for (size_t c = 0; c < out_; ++c) {
-      const double q = std::nearbyint(double{bias[c]} / (double{input_quant_.scale} * scales[c]));
-      constexpr double kMax = std::numeric_limits<int32_t>::max();
-      qbias[c] = static_cast<int32_t>(std::clamp(q, -kMax, kMax));
+      const float lo = weight.output_ranges[2 * c], hi = weight.output_ranges[2 * c + 1];
+      // No step finer than 1/64 of the accumulator's unit: XNNPACK rejects requantization
+      // scales (input_scale * kernel_scale / output_scale) of 256 and above, and a finer step
+      // would only spread the same integer sums over more levels.
+      const float step = std::max((hi - lo) / 254.f, input_quant_.scale * scales[c] / 64.f);
+      channel_step_[c] = step;
+      channel_offset_[c] = 0.5f * (lo + hi);
+      quantize_bias(c, (bias != nullptr ? bias[c] : 0.f) - channel_offset_[c]);
+      scales[c] /= step;
     }
+  } else if (bias != nullptr) {
+    for (size_t c = 0; c < out_; ++c) quantize_bias(c, bias[c]);
   }
   status = xnn_create_convolution2d_nhwc_qc8(
       0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /*groups=*/1, in_, out_, in_, out_,
@@ -107,8 +117,7 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
   return status == xnn_status_success ? std::string() : xnn_error(status, weight);
 }
 
-void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, float* scratch,
-                 pthreadpool_t pool) const {
+void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
   if (!quantized_) {
     check(xnn_setup_convolution2d_nhwc_f32(op_, 1, 1, rows, x, y, pool), "setup f32 linear");
     check(xnn_run_operator(op_, pool), "run f32 linear");
@@ -116,29 +125,18 @@ void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, 
   }
   quantize_input(rows, x, xq);
   run_q(rows, xq, yq, pool);
-  dequantize_output(rows, xq, yq, y, scratch);
+  dequantize_output(rows, yq, y);
 }
 
 void Linear::quantize_input(size_t rows, const float* x, int8_t* xq) const {
   kernels::quantize_qs8(x, xq, rows * in_, input_quant_.scale, input_quant_.zero_point);
 }
 
-void Linear::dequantize_output(size_t rows, const int8_t* xq, const int8_t* yq, float* y, float* scratch) const {
-  kernels::dequantize_qs8(yq, y, rows * out_, output_quant_.scale, output_quant_.zero_point);
-  if (output_refinement_ == 1) return;
-  float* x = scratch;  // the row's input as the GEMM saw it
-  for (size_t r = 0; r < rows; ++r) {
-    bool have_x = false;
-    for (size_t c = 0; c < out_; ++c) {
-      const int8_t q = yq[r * out_ + c];
-      if (q != -128 && q != 127) continue;
-      if (!have_x) {
-        kernels::dequantize_qs8(xq + r * in_, x, in_, input_quant_.scale, input_quant_.zero_point);
-        have_x = true;
-      }
-      y[r * out_ + c] = dot_qc8(weights_ + c * in_, weight_scales_[c], x, in_, scratch + in_) + bias_[c];
-    }
-  }
+void Linear::dequantize_output(size_t rows, const int8_t* yq, float* y) const {
+  if (channel_step_.empty())
+    kernels::dequantize_qs8(yq, y, rows * out_, output_quant_.scale, output_quant_.zero_point);
+  else
+    kernels::dequantize_qs8_channels(yq, channel_step_.data(), channel_offset_.data(), y, rows, out_);
 }
 
 float dot_qc8(const int8_t* w, float scale, const float* x, size_t n, float* scratch) {

@@ -5,6 +5,11 @@
 // - int8 weights: xnn_convolution2d_nhwc_qc8, the only operator of the snapshot with one weight
 //   scale per output channel. Activations are quantized with the static scale and zero point
 //   calibrated by the exporter; the int32 bias is b / (input_scale * weight_scale[c]), rounded.
+//   When the file carries per-channel output ranges, each output channel c gets its own step
+//   a_c = (hi_c - lo_c) / 254 around its centre m_c: a Linear is linear, so the operator is
+//   created with weight scales weight_scale[c] / a_c, bias (b_c - m_c) and output scale 1, and
+//   the output is read back as q * a_c + m_c. The step of most channels is then several times
+//   finer than one shared step set by the widest channel.
 // Setting up and running the operator allocates nothing.
 #pragma once
 
@@ -26,10 +31,6 @@ class Linear {
     // int8 only: quantize the input with this instead of the file's calibration, so that the
     // int8 output of a previous layer can be consumed as is (see run_q).
     const ActQuant* input_quant = nullptr;
-    // int8 only: divide the calibrated output step by this; the few outputs that then saturate
-    // are recomputed exactly (see dequantize_output). For outputs whose calibrated range is set
-    // by a few outlier channels, so that the others get a finer step.
-    int32_t output_refinement = 1;
   };
 
   Linear() = default;
@@ -44,23 +45,21 @@ class Linear {
   size_t in() const { return in_; }
   size_t out() const { return out_; }
   bool quantized() const { return quantized_; }
-  // int8: the activation quantization of the input and of the (clamped) output.
+  // int8: the activation quantization of the input and of the (clamped) output. With
+  // per-channel output ranges the output is not a qs8 tensor of one scale: only linear1's ReLU
+  // output, which linear2 reads as is, must have one (create linear1 with relu, and no ranges).
   const ActQuant& input_quant() const { return input_quant_; }
   const ActQuant& output_quant() const { return output_quant_; }
 
   // y [rows, out] = x [rows, in] W^T + b, floats in and out. For int8 weights x is quantized
   // into xq (rows * in bytes) and the product, computed into yq (rows * out bytes), is
-  // dequantized into y (scratch: 2 * in() floats). rows >= 1; x needs XNN_EXTRA_BYTES of
-  // readable memory past its end.
-  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, float* scratch,
-           pthreadpool_t pool) const;
-  // int8 weights only: the GEMM on int8 activations in input_quant() to int8 in output_quant(),
-  // and the conversions on either side of it (rows * in() and rows * out() values).
+  // dequantized into y. rows >= 1; x needs XNN_EXTRA_BYTES of readable memory past its end.
+  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
+  // int8 weights only: the GEMM on int8 activations in input_quant() to int8 output, and the
+  // conversions on either side of it (rows * in() and rows * out() values).
   void run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
   void quantize_input(size_t rows, const float* x, int8_t* xq) const;
-  // y = the real value of yq. With output_refinement > 1, an output at the end of the int8
-  // range is recomputed from the int8 input xq the GEMM read: scale[c] * (W[c,:] . x) + b[c].
-  void dequantize_output(size_t rows, const int8_t* xq, const int8_t* yq, float* y, float* scratch) const;
+  void dequantize_output(size_t rows, const int8_t* yq, float* y) const;
 
  private:
   void destroy();
@@ -69,11 +68,8 @@ class Linear {
   size_t in_ = 0, out_ = 0;
   bool quantized_ = false;
   ActQuant input_quant_, output_quant_;
-  // Exact recomputation of saturated outputs: the file's int8 rows and scales, the float bias.
-  int32_t output_refinement_ = 1;
-  const int8_t* weights_ = nullptr;
-  const float* weight_scales_ = nullptr;
-  std::vector<float> bias_;
+  // Per-channel output: real = q * channel_step_[c] + channel_offset_[c]; empty for one scale.
+  std::vector<float> channel_step_, channel_offset_;
 };
 
 // scale * (w . x) for an int8 row w of n values and floats x; scratch: n floats.

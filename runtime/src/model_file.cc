@@ -382,7 +382,19 @@ std::string ModelFile::load() {
         if (std::string why = check_act_quant(q, which); !why.empty()) return name + " " + why;
         *out = ActQuant{q->scale(), q->zero_point()};
       }
-    } else if (t->scales() != nullptr || t->input_quant() != nullptr || t->output_quant() != nullptr) {
+      if (const auto* ranges = t->output_channel_ranges()) {
+        if (static_cast<int64_t>(ranges->size()) != 2 * v.shape[0])
+          return name + " needs two output range values per row (" + std::to_string(2 * v.shape[0]) + ")";
+        v.output_ranges = ranges->data();
+        for (int64_t r = 0; r < v.shape[0]; ++r) {
+          const float lo = v.output_ranges[2 * r], hi = v.output_ranges[2 * r + 1];
+          if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
+            return name + " row " + std::to_string(r) + " output range [" + std::to_string(lo) + ", " +
+                   std::to_string(hi) + "] is not an ordered finite range";
+        }
+      }
+    } else if (t->scales() != nullptr || t->input_quant() != nullptr || t->output_quant() != nullptr ||
+               t->output_channel_ranges() != nullptr) {
       return name + " is f32 but carries quantization parameters";
     }
     tensors_.push_back(std::move(v));

@@ -123,6 +123,24 @@ TEST_CASE("calibration ranges of a constructed network are the hand-derived ones
   const LinearRange& embed = ranges.at("embed.weight");
   check_range(embed.input, h, "output projection input");
   check_range(embed.output, {-h.lo, h.lo * 31 / 32}, "logits");
+
+  // Per output channel the outputs here are constant, the channel's bias: raw min = max = bias.
+  const std::string b = "decoder.layers.1.linear2.bias";
+  const LinearRange& linear2 = ranges.at("decoder.layers.1.linear2.weight");
+  REQUIRE(linear2.channels.size() == D);
+  for (size_t k = 0; k < D; ++k) {
+    CHECK(linear2.channels[k].lo == doctest::Approx(c.span(b, k, k + 1).lo).epsilon(1e-5));
+    CHECK(linear2.channels[k].hi == doctest::Approx(c.span(b, k, k + 1).hi).epsilon(1e-5));
+  }
+  // They go into the file for every Linear whose output the runtime dequantizes.
+  const auto quant = pmt::exporter::linear_quant(ranges);
+  const std::vector<float>& stored = quant.at("decoder.layers.1.linear2.weight").output_ranges;
+  REQUIRE(stored.size() == 2 * D);
+  CHECK(stored[2 * 5] == linear2.channels[5].lo);
+  CHECK(stored[2 * 5 + 1] == linear2.channels[5].hi);
+  CHECK(quant.at("encoder.layers.0.self_attn.in_proj_weight").output_ranges.size() == 2 * 3 * D);
+  CHECK(quant.at("encoder.layers.0.linear1.weight").output_ranges.empty());
+  CHECK(quant.at("embed.weight").output_ranges.empty());
 }
 
 TEST_CASE("a percentile below 100 clips the range but keeps the top logit") {

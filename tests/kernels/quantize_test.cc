@@ -61,36 +61,33 @@ TEST_CASE("quantize then dequantize is within half a step for in-range values") 
   check_close(back, x, 0, scale / 2 * 1.0001f);
 }
 
-TEST_CASE("dequantize_qs8_bias adds the per-column bias and clamps at zero with relu") {
-  // 2 rows x 3 columns, zero point 1, scale 0.25.
-  const std::vector<int8_t> x = {1, 5, -3, 9, 1, -7};
-  const std::vector<float> bias = {0.5f, -2.0f, 1.0f};
-  const std::vector<float> linear = {0.5f, -1.0f, 0.0f, 2.5f, -2.0f, -1.0f};
-  const std::vector<float> relu = {0.5f, 0.0f, 0.0f, 2.5f, 0.0f, 0.0f};
-  for (auto* fn : {dequantize_qs8_bias, dequantize_qs8_bias_ref}) {
+TEST_CASE("dequantize_qs8_channels applies each column's step and offset") {
+  // 2 rows x 3 columns.
+  const std::vector<int8_t> x = {1, 5, -3, 9, 0, -127};
+  const std::vector<float> step = {0.25f, 0.5f, 2.0f};
+  const std::vector<float> offset = {1.0f, -2.0f, 0.5f};
+  const std::vector<float> want = {1.25f, 0.5f, -5.5f, 3.25f, -2.0f, -253.5f};
+  for (auto* fn : {dequantize_qs8_channels, dequantize_qs8_channels_ref}) {
     std::vector<float> y(6);
-    fn(x.data(), bias.data(), y.data(), 2, 3, 0.25f, 1, false);
-    CHECK(y == linear);
-    fn(x.data(), bias.data(), y.data(), 2, 3, 0.25f, 1, true);
-    CHECK(y == relu);
+    fn(x.data(), step.data(), offset.data(), y.data(), 2, 3);
+    CHECK(y == want);
   }
 }
 
-TEST_CASE("dequantize_qs8 and dequantize_qs8_bias match the references on odd sizes") {
+TEST_CASE("dequantize_qs8 and dequantize_qs8_channels match the references on odd sizes") {
   for (size_t cols : testing::kOddSizes) {
     const size_t rows = 3, n = rows * cols;
     std::vector<int8_t> x(n);
     for (size_t i = 0; i < n; ++i) x[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 256) - 128);
-    const auto bias = random_floats(cols, -1, 1, 5);
+    const auto step = random_floats(cols, 0.001f, 0.1f, 4);
+    const auto offset = random_floats(cols, -1, 1, 5);
     std::vector<float> got(n), want(n);
     dequantize_qs8(x.data(), got.data(), n, 0.0173f, -7);
     dequantize_qs8_ref(x.data(), want.data(), n, 0.0173f, -7);
     CHECK(got == want);
-    for (bool relu : {false, true}) {
-      dequantize_qs8_bias(x.data(), bias.data(), got.data(), rows, cols, 0.0173f, -7, relu);
-      dequantize_qs8_bias_ref(x.data(), bias.data(), want.data(), rows, cols, 0.0173f, -7, relu);
-      check_close(got, want, 1e-6f, 1e-7f);
-    }
+    dequantize_qs8_channels(x.data(), step.data(), offset.data(), got.data(), rows, cols);
+    dequantize_qs8_channels_ref(x.data(), step.data(), offset.data(), want.data(), rows, cols);
+    check_close(got, want, 1e-6f, 1e-7f);
   }
 }
 

@@ -89,7 +89,11 @@ struct TinyModel {
     c.linear_dtype = dtype;
     for (size_t i = 0; i < specs.size(); ++i) {
       c.tensors.push_back({specs[i], values[i].data()});
-      if (specs[i].linear) c.quant[specs[i].name] = {{0.05f, -3}, {0.25f, 7}};
+      if (!specs[i].linear) continue;
+      pmt::exporter::LinearQuant& q = c.quant[specs[i].name];
+      q = {{0.05f, -3}, {0.25f, 7}};
+      if (specs[i].name.ends_with("q_proj.weight"))
+        for (int64_t r = 0; r < specs[i].shape[0]; ++r) q.output_ranges.insert(q.output_ranges.end(), {-1.f - r, 2.f + r});
     }
     c.metadata["source"] = "unit test";
     std::vector<uint8_t> bytes;
@@ -200,6 +204,11 @@ TEST_CASE("an int8 file carries per-row scales and activation quantization on Li
   CHECK(w->input_quant->zero_point == -3);
   CHECK(w->output_quant->scale == 0.25f);
   CHECK(w->output_quant->zero_point == 7);
+  CHECK(w->output_ranges == nullptr);
+  const pmt::TensorView* q = l.file->find("decoder.layers.1.multihead_attn.q_proj.weight");
+  REQUIRE(q->output_ranges != nullptr);
+  CHECK(q->output_ranges[0] == -1.f);
+  CHECK(q->output_ranges[2 * 31 + 1] == 33.f);
   const pmt::TensorView* b = l.file->find("encoder.layers.1.linear1.bias");
   CHECK(b->dtype == DType::F32);
   CHECK_FALSE(b->input_quant.has_value());
@@ -455,6 +464,13 @@ TEST_CASE("bad quantization parameters and reserved dtypes are rejected") {
     std::memcpy(bytes.data() + q + 4, &zero_point, 4);
     reseal(bytes);
     CHECK(load_error(bytes).find("output zero point 200") != std::string::npos);
+  }
+  SUBCASE("an output channel range with lo > hi") {
+    auto bytes = m.build(DType::I8);
+    auto* ranges = const_cast<float*>(fb_tensor(bytes, name)->output_channel_ranges()->data());
+    ranges[2 * 4] = 50.f;
+    reseal(bytes);
+    CHECK(load_error(bytes).find("row 4 output range [50") != std::string::npos);
   }
   SUBCASE("the reserved F16 dtype") {
     auto bytes = m.build(DType::I8);

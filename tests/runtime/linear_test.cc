@@ -1,5 +1,5 @@
-// Linear on XNNPACK against a double-precision reference: fp32, int8, and int8 with output
-// refinement (finer output step, saturated outputs recomputed exactly).
+// Linear on XNNPACK against a double-precision reference: fp32, int8 with one output scale, and
+// int8 with per-channel output ranges.
 #include <doctest/doctest.h>
 #include <xnnpack.h>
 
@@ -29,7 +29,7 @@ struct Fixture {
     for (size_t c = 0; c < kOut; ++c) bias.push_back(0.1f * u(rng));
     for (size_t i = 0; i < kRows * kIn + 16; ++i) x.push_back(u(rng));  // + XNNPACK's read slack
   }
-  TensorView view(DType dtype, const ActQuant& in, const ActQuant& out) const {
+  TensorView view(DType dtype, const ActQuant& in, const ActQuant& out, const float* ranges = nullptr) const {
     TensorView v;
     v.name = "test.weight";
     v.shape = {kOut, kIn};
@@ -40,6 +40,7 @@ struct Fixture {
       v.scales = scales.data();
       v.input_quant = in;
       v.output_quant = out;
+      v.output_ranges = ranges;
     }
     return v;
   }
@@ -57,13 +58,13 @@ TEST_CASE("fp32 Linear equals x W^T + b") {
   Linear op;
   REQUIRE(op.create(f.view(DType::F32, {}, {}), f.bias.data(), {}).empty());
   std::vector<float> y(kRows * kOut);
-  op.run(kRows, f.x.data(), y.data(), nullptr, nullptr, nullptr, nullptr);
+  op.run(kRows, f.x.data(), y.data(), nullptr, nullptr, nullptr);
   const std::vector<double> xs(f.x.begin(), f.x.end());
   for (size_t r = 0; r < kRows; ++r)
     for (size_t c = 0; c < kOut; ++c) CHECK(y[r * kOut + c] == doctest::Approx(f.reference(f.f_weights, xs, r, c)).epsilon(1e-5));
 }
 
-TEST_CASE("int8 Linear: within half an output step, and exact where the refined step saturates") {
+TEST_CASE("int8 Linear: within half an output step, shared or per channel") {
   REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   const Fixture f;
   const ActQuant in{2.f / 255.f, 0};
@@ -71,34 +72,36 @@ TEST_CASE("int8 Linear: within half an output step, and exact where the refined 
   std::vector<double> xs(kRows * kIn);
   for (size_t i = 0; i < xs.size(); ++i)
     xs[i] = std::clamp(std::nearbyint(f.x[i] / in.scale), -128.f, 127.f) * in.scale;
-  for (int32_t refinement : {1, 4}) {
-    CAPTURE(refinement);
-    // An output range of +-0.6 as if calibrated: with refinement 4 the step covers +-0.15, so
-    // many outputs saturate and must come back exact.
-    const ActQuant out{1.2f / 255.f, 0};
+  // One output range of +-0.6 as if calibrated; per channel, ranges as wide as 1.2 and as narrow
+  // as 0.2, off centre, each holding that channel's outputs here.
+  const ActQuant out{1.2f / 255.f, 0};
+  std::vector<float> ranges;
+  for (size_t c = 0; c < kOut; ++c) {
+    double lo = 0, hi = 0;
+    for (size_t r = 0; r < kRows; ++r) {
+      lo = std::min(lo, f.reference(f.f_weights, xs, r, c));
+      hi = std::max(hi, f.reference(f.f_weights, xs, r, c));
+    }
+    ranges.insert(ranges.end(), {static_cast<float>(lo) - 0.01f * c, static_cast<float>(hi) + 0.05f});
+  }
+  for (bool per_channel : {false, true}) {
+    CAPTURE(per_channel);
     Linear op;
-    REQUIRE(op.create(f.view(DType::I8, in, out), f.bias.data(), {.output_refinement = refinement}).empty());
-    const double step = out.scale / refinement;
-    CHECK(op.output_quant().scale == doctest::Approx(step));
+    REQUIRE(op.create(f.view(DType::I8, in, out, per_channel ? ranges.data() : nullptr), f.bias.data(), {}).empty());
     std::vector<int8_t> xq(kRows * kIn + 16), yq(kRows * kOut);
-    std::vector<float> y(kRows * kOut), scratch(2 * kIn);
-    op.run(kRows, f.x.data(), y.data(), xq.data(), yq.data(), scratch.data(), nullptr);
-    size_t saturated = 0;
+    std::vector<float> y(kRows * kOut);
+    op.run(kRows, f.x.data(), y.data(), xq.data(), yq.data(), nullptr);
     for (size_t r = 0; r < kRows; ++r) {
       for (size_t c = 0; c < kOut; ++c) {
+        CAPTURE(c);
         const double want = f.reference(f.f_weights, xs, r, c);
+        const double step = per_channel ? (ranges[2 * c + 1] - ranges[2 * c]) / 254.0 : out.scale;
         // The int32 bias is rounded to the accumulator's unit in_scale * weight_scale.
         const double bias_rounding = 0.5 * in.scale * f.scales[c];
-        const bool beyond = std::fabs(want) > 127.5 * step;
-        if (beyond && refinement > 1) {
-          ++saturated;
-          CHECK(y[r * kOut + c] == doctest::Approx(want).epsilon(1e-5));
-        } else if (!beyond) {
-          CHECK(std::fabs(y[r * kOut + c] - want) <= 0.5 * step + bias_rounding + 1e-6);
-        }
+        if (!per_channel && std::fabs(want) > 127.5 * step) continue;  // saturates
+        CHECK(std::fabs(y[r * kOut + c] - want) <= 0.5 * step + bias_rounding + 1e-6);
       }
     }
-    if (refinement > 1) CHECK(saturated > kRows * kOut / 4);
   }
 }
 

@@ -76,6 +76,9 @@ struct TensorView {
   // Calibrated activation quantization of this Linear's input and output (logits for
   // embed.weight). Present exactly for I8 Linear weights.
   std::optional<ActQuant> input_quant, output_quant;
+  // I8 Linear weights, optional: the calibrated range of each output channel r,
+  // [output_ranges[2r], output_ranges[2r + 1]] (lo <= hi, finite); nullptr when the file has none.
+  const float* output_ranges = nullptr;
 
   int64_t numel() const { return shape_numel(shape); }
   const float* f32() const { return static_cast<const float*>(data); }    // dtype F32 only

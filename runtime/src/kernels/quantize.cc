@@ -34,17 +34,12 @@ void dequantize_qs8(const int8_t* __restrict x, float* __restrict y, size_t n, f
 }
 
 PMT_MULTIVERSION
-void dequantize_qs8_bias(const int8_t* __restrict x, const float* __restrict bias,
-                         float* __restrict y, size_t rows, size_t cols, float scale,
-                         int32_t zero_point, bool relu) {
-  const float floor = relu ? 0.0f : -INFINITY;
+void dequantize_qs8_channels(const int8_t* __restrict x, const float* __restrict step,
+                             const float* __restrict offset, float* __restrict y, size_t rows, size_t cols) {
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* __restrict xr = x + r * cols;
     float* __restrict yr = y + r * cols;
-    for (size_t c = 0; c < cols; ++c) {
-      const float v = static_cast<float>(xr[c] - zero_point) * scale + bias[c];
-      yr[c] = v > floor ? v : floor;
-    }
+    for (size_t c = 0; c < cols; ++c) yr[c] = static_cast<float>(xr[c]) * step[c] + offset[c];
   }
 }
 
@@ -68,13 +63,11 @@ void dequantize_qs8_ref(const int8_t* x, float* y, size_t n, float scale, int32_
     y[i] = static_cast<float>((static_cast<double>(x[i]) - zero_point) * scale);
 }
 
-void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows, size_t cols,
-                             float scale, int32_t zero_point, bool relu) {
+void dequantize_qs8_channels_ref(const int8_t* x, const float* step, const float* offset, float* y, size_t rows,
+                                 size_t cols) {
   for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) {
-      const double v = (static_cast<double>(x[r * cols + c]) - zero_point) * scale + bias[c];
-      y[r * cols + c] = static_cast<float>(relu ? std::max(v, 0.0) : v);
-    }
+    for (size_t c = 0; c < cols; ++c)
+      y[r * cols + c] = static_cast<float>(static_cast<double>(x[r * cols + c]) * step[c] + offset[c]);
 }
 
 void dequantize_row_qc8_ref(const int8_t* w, float scale, float* y, size_t n) {

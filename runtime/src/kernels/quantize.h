@@ -14,18 +14,18 @@ namespace pmt::kernels {
 void quantize_qs8(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point);
 // y[i] = (x[i] - zero_point) * scale, as XNNPACK's qs8->f32 convert.
 void dequantize_qs8(const int8_t* x, float* y, size_t n, float scale, int32_t zero_point);
-// The "bias in float" path after a qs8 GEMM: for x [rows, cols] (row stride cols),
-// y[r,c] = (x[r,c] - zero_point) * scale + bias[c], then max(0, .) if relu. bias: [cols].
-void dequantize_qs8_bias(const int8_t* x, const float* bias, float* y, size_t rows, size_t cols,
-                         float scale, int32_t zero_point, bool relu = false);
+// One scale and offset per channel (column) after a GEMM whose output channels were given
+// their own steps: for x [rows, cols], y[r,c] = x[r,c] * step[c] + offset[c].
+void dequantize_qs8_channels(const int8_t* x, const float* step, const float* offset, float* y, size_t rows,
+                             size_t cols);
 // One row of a per-row (qc8) int8 table: y[i] = w[i] * scale.
 void dequantize_row_qc8(const int8_t* w, float scale, float* y, size_t n);
 
 // Plain scalar references (std::nearbyint under the default rounding mode).
 void quantize_qs8_ref(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point);
 void dequantize_qs8_ref(const int8_t* x, float* y, size_t n, float scale, int32_t zero_point);
-void dequantize_qs8_bias_ref(const int8_t* x, const float* bias, float* y, size_t rows, size_t cols,
-                             float scale, int32_t zero_point, bool relu = false);
+void dequantize_qs8_channels_ref(const int8_t* x, const float* step, const float* offset, float* y, size_t rows,
+                                 size_t cols);
 void dequantize_row_qc8_ref(const int8_t* w, float scale, float* y, size_t n);
 
 }  // namespace pmt::kernels
