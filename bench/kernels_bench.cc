@@ -163,7 +163,7 @@ void BM_DequantizeChannels(benchmark::State& state) {
   const auto offset = random_floats(cols);
   std::vector<float> y(n);
   for (auto _ : state) {
-    pmt::kernels::dequantize_qs8_channels(x.data(), step.data(), offset.data(), y.data(), rows, cols);
+    pmt::kernels::dequantize_qs8_channels(x.data(), step.data(), offset.data(), false, y.data(), rows, cols);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }

@@ -57,6 +57,7 @@ struct Options {
   std::vector<std::string> models;
   std::vector<int> src_lens{32}, gen_lens{128}, beams{1}, threads{1};
   int repeats = 5;
+  int int8_passes = 2;   // LoadOptions::int8_passes
   std::string input;     // real sentences instead of random ids
   int max_src = 128;     // with --input: source limit set at load
   bool gen_given = false;
@@ -74,6 +75,7 @@ constexpr const char* kUsage =
     "  -b, --beam LIST       beam sizes, 1 = greedy (default 1)\n"
     "  -t, --threads LIST    threads (default 1)\n"
     "  -r, --repeats N       timed sentences per configuration; medians over them (default 5)\n"
+    "  -p, --int8-passes P   int8 models: inputs in 2 passes (default) or 1 (type int8/1p)\n"
     "  -i, --input FILE      real sentences, one per line, instead of random ids (-s is then\n"
     "                        ignored; without -n the runtime's default max_len applies)\n"
     "      --max-src N       with --input: longest source (tokens with EOS) accepted (default 128)\n"
@@ -138,6 +140,7 @@ int parse_options(int argc, char** argv, Options* o, bool* done) {
     else if (a == "-b" || a == "--beam") ok = parse_list(v, 1, 64, &o->beams);
     else if (a == "-t" || a == "--threads") ok = parse_list(v, 1, 256, &o->threads);
     else if (a == "-r" || a == "--repeats") ok = parse_int(v, 1, 1000000, &o->repeats);
+    else if (a == "-p" || a == "--int8-passes") ok = parse_int(v, 1, 2, &o->int8_passes);
     else if (a == "-i" || a == "--input") o->input = v;
     else if (a == "--clock") ok = (o->cpu_clock = !std::strcmp(v, "cpu")) || !std::strcmp(v, "wall");
     else if (a == "--max-src") ok = parse_int(v, 2, 100000, &o->max_src);
@@ -372,6 +375,7 @@ int run(const Options& o) {
       load.max_tgt_len = *std::max_element(gen_lens.begin(), gen_lens.end());
       load.max_beam = *std::max_element(o.beams.begin(), o.beams.end());
       load.threads = threads;
+      load.int8_passes = o.int8_passes;
       reset_peak_rss();
       std::unique_ptr<pmt::Translator> t;
       const double t0 = now_s();
@@ -388,7 +392,7 @@ int run(const Options& o) {
           for (const int gen : gen_lens) {
             BenchRow row;
             row.model = path;
-            row.precision = t->quantized() ? "int8" : "fp32";
+            row.precision = !t->quantized() ? "fp32" : o.int8_passes == 2 ? "int8" : "int8/1p";
             row.model_mb = ec ? 0 : static_cast<double>(file_bytes) / 1e6;
             row.input = o.input.empty() ? "random" : o.input;
             row.clock = o.cpu_clock ? "cpu" : "wall";

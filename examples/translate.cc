@@ -36,6 +36,8 @@ void usage(FILE* out) {
                "  --max-src-len S    most source tokens per line, EOS included\n"
                "                     (default: 128 or the model's limit if lower);\n"
                "                     longer lines are reported and left empty\n"
+               "  --int8-passes P    int8 models: 2 = each Linear's input in two passes, closer\n"
+               "                     to fp32 (default); 1 = one pass, faster\n"
                "  --stream           write each token as soon as it is final (forces --batch 1)\n");
 }
 
@@ -71,7 +73,8 @@ int parse_args(int argc, char** argv, Args* a) {
       continue;
     }
     static constexpr std::string_view kValued[] = {"--model",   "--input", "--beam",    "--alpha",
-                                                   "--threads", "--batch", "--max-len", "--max-src-len"};
+                                                   "--threads", "--batch", "--max-len", "--max-src-len",
+                                                   "--int8-passes"};
     if (std::find(std::begin(kValued), std::end(kValued), opt) == std::end(kValued)) {
       std::fprintf(stderr, "translate: unknown option %s\n", argv[i]);
       usage(stderr);
@@ -90,6 +93,7 @@ int parse_args(int argc, char** argv, Args* a) {
     else if (opt == "--threads") ok = parse_int(v, 1, &a->load.threads);
     else if (opt == "--batch") ok = parse_int(v, 1, &a->load.max_batch);
     else if (opt == "--max-len") ok = parse_int(v, 1, &a->translate.max_len);
+    else if (opt == "--int8-passes") ok = parse_int(v, 1, &a->load.int8_passes);
     else ok = parse_int(v, 2, &a->load.max_src_len);  // --max-src-len
     if (!ok) {
       std::fprintf(stderr, "translate: bad value '%s' for %s\n", v, argv[i - 1]);

@@ -38,10 +38,11 @@ std::string export_model(const StFile& checkpoint, std::string_view tokenizer, c
     if (std::string why = calibrate(&model, *calib, options.calib_sentences, options.percentile, &ranges);
         !why.empty())
       return why;
-    contents.quant = linear_quant(ranges);
-    char rule[160];
-    std::snprintf(rule, sizeof rule, "%zu sentence pairs, per-side %.6g percentile (logits top: max)", pairs.size(),
-                  options.percentile);
+    contents.quant = linear_quant(ranges, options.channel_margin);
+    char rule[200];
+    std::snprintf(rule, sizeof rule,
+                  "%zu sentence pairs, per-side %.6g percentile (logits top: max), per-channel output ranges x %.6g",
+                  pairs.size(), options.percentile, options.channel_margin);
     metadata["calibration"] = rule;
   }
   const auto config_keys = config_to_metadata(config);

@@ -31,8 +31,10 @@ constexpr char kUsage[] =
     "int8 calibration (the fp32 model runs teacher-forced over training pairs):\n"
     "  --calib-data PREFIX    sentence pairs PREFIX.<src> / PREFIX.<tgt>, e.g. data/web-rv/train\n"
     "  --src LANG --tgt LANG  file suffixes (default en, es)\n"
-    "  --calib-sentences N    pairs, spread evenly over the file (default 300)\n"
-    "  --percentile P         per-side activation range percentile, 50 < P <= 100 (default 99.99)\n";
+    "  --calib-sentences N    pairs, spread evenly over the file (default 1000)\n"
+    "  --percentile P         per-side activation range percentile, 50 < P <= 100 (default 99.99)\n"
+    "  --channel-margin M     widen each output channel's calibrated range M times, M >= 1\n"
+    "                         (default 1.1: headroom for inputs unlike the calibration pairs)\n";
 
 std::string read_whole_file(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
@@ -47,12 +49,12 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
-  std::string sentences_text = "300", percentile_text = "99.99";
+  std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1";
   const Option options[] = {
       {"--checkpoint", &checkpoint_path}, {"--spm", &spm_path},       {"--out", &out_path},
       {"--dtype", &dtype},                {"--calib-data", &calib_prefix}, {"--src", &src},
       {"--tgt", &tgt},                    {"--calib-sentences", &sentences_text},
-      {"--percentile", &percentile_text},
+      {"--percentile", &percentile_text}, {"--channel-margin", &margin_text},
   };
   if (ParseResult r = parse_options("export", kUsage, argc, argv, options); r != ParseResult::kOk)
     return exit_code(r);
@@ -77,6 +79,9 @@ int cmd_export(int argc, char** argv) {
   opts.percentile = std::strtod(percentile_text.c_str(), &end);
   if (percentile_text.empty() || *end != '\0' || !(opts.percentile > 50.0 && opts.percentile <= 100.0))
     return usage_error("--percentile must be a number in (50, 100], got '" + percentile_text + "'");
+  opts.channel_margin = std::strtod(margin_text.c_str(), &end);
+  if (margin_text.empty() || *end != '\0' || !(opts.channel_margin >= 1.0 && opts.channel_margin <= 100.0))
+    return usage_error("--channel-margin must be a number in [1, 100], got '" + margin_text + "'");
   if (opts.dtype == DType::I8 && calib_prefix.empty()) return usage_error("--dtype int8 needs --calib-data");
 
   StFile checkpoint;

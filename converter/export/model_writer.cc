@@ -94,8 +94,15 @@ std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>
     if (!ranges.empty() && static_cast<int64_t>(ranges.size()) != 2 * rows)
       return "tensor '" + t.spec.name + "' has " + std::to_string(ranges.size()) + " output range values, not " +
              std::to_string(2 * rows);
-    flatbuffers::Offset<flatbuffers::Vector<float>> range_vec;
-    if (!ranges.empty()) range_vec = fbb.CreateVector(ranges);
+    std::vector<uint16_t> halves(ranges.size());
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      if (!(std::fabs(ranges[i]) <= 65504.f))
+        return "tensor '" + t.spec.name + "' output range value " + std::to_string(ranges[i]) +
+               " is beyond float16 (calibration diverged?)";
+      halves[i] = float_to_half(ranges[i], i % 2 == 0 ? HalfRounding::kDown : HalfRounding::kUp);
+    }
+    flatbuffers::Offset<flatbuffers::Vector<uint16_t>> range_vec;
+    if (!halves.empty()) range_vec = fbb.CreateVector(halves);
     tensors.push_back(fb::CreateTensor(fbb, name, shape, fb::DType::I8, data, scale_vec, &in, &outq, range_vec));
   }
   auto tensor_vec = fbb.CreateVector(tensors);

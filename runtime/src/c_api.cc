@@ -39,7 +39,7 @@ pmt::Status too_many(size_t count, size_t limit) {
 
 pmt::LoadOptions load_options(const pmt_load_options* o) {
   pmt::LoadOptions l;
-  if (o != nullptr) l = {o->max_batch, o->max_src_len, o->max_tgt_len, o->max_beam, o->threads};
+  if (o != nullptr) l = {o->max_batch, o->max_src_len, o->max_tgt_len, o->max_beam, o->threads, o->int8_passes};
   return l;
 }
 
@@ -81,7 +81,7 @@ extern "C" {
 
 void pmt_load_options_init(pmt_load_options* options) {
   const pmt::LoadOptions d;
-  *options = {d.max_batch, d.max_src_len, d.max_tgt_len, d.max_beam, d.threads};
+  *options = {d.max_batch, d.max_src_len, d.max_tgt_len, d.max_beam, d.threads, d.int8_passes};
 }
 
 void pmt_translate_options_init(pmt_translate_options* options) {

@@ -45,6 +45,9 @@ Linear& Linear::operator=(Linear&& other) noexcept {
     output_quant_ = other.output_quant_;
     channel_step_ = std::move(other.channel_step_);
     channel_offset_ = std::move(other.channel_offset_);
+    bias_ = std::move(other.bias_);
+    relu_ = other.relu_;
+    two_pass_ = other.two_pass_;
   }
   return *this;
 }
@@ -70,7 +73,21 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
 
   input_quant_ = options.input_quant != nullptr ? *options.input_quant : *weight.input_quant;
   output_quant_ = *weight.output_quant;
-  if (options.relu) {
+  const bool per_channel = weight.output_ranges != nullptr;
+  relu_ = per_channel && options.relu;
+  two_pass_ = per_channel && options.two_pass;
+  if (two_pass_) {
+    // The second pass's input, the rounding error, is signed whatever the first's range, so it
+    // needs zero point 0: the same range made symmetric (one bit coarser, which the second
+    // pass gives back many times over).
+    const float lo = input_quant_.scale * static_cast<float>(-128 - input_quant_.zero_point);
+    const float hi = input_quant_.scale * static_cast<float>(127 - input_quant_.zero_point);
+    input_quant_ = {std::max(-lo, hi) / 127.f, 0};
+  }
+  bias_.clear();
+  if (two_pass_) bias_.assign(out_, 0.f);
+  if (two_pass_ && bias != nullptr) bias_.assign(bias, bias + out_);
+  if (options.relu && !per_channel) {
     // The calibrated output range includes the negative values ReLU removes: spend all 256
     // levels on [0, max] instead, which halves the step of the stored activations.
     const float hi = output_quant_.scale * static_cast<float>(127 - output_quant_.zero_point);
@@ -91,12 +108,12 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
     constexpr double kMax = std::numeric_limits<int32_t>::max();
     qbias[c] = static_cast<int32_t>(std::clamp(q, -kMax, kMax));
   };
-  if (weight.output_ranges != nullptr && !options.relu) {
+  if (per_channel) {
     channel_step_.resize(out_);
     channel_offset_.resize(out_);
     output_quant_ = {1.f, 0};
     for (size_t c = 0; c < out_; ++c) {
-      const float lo = weight.output_ranges[2 * c], hi = weight.output_ranges[2 * c + 1];
+      const float lo = half_to_float(weight.output_ranges[2 * c]), hi = half_to_float(weight.output_ranges[2 * c + 1]);
       // No step finer than 1/64 of the accumulator's unit: XNNPACK rejects requantization
       // scales (input_scale * kernel_scale / output_scale) of 256 and above, and a finer step
       // would only spread the same integer sums over more levels.
@@ -113,11 +130,13 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
       0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /*groups=*/1, in_, out_, in_, out_,
       static_cast<int8_t>(input_quant_.zero_point), input_quant_.scale, scales.data(), weight.i8(),
       qbias.data(), static_cast<int8_t>(output_quant_.zero_point), output_quant_.scale,
-      options.relu ? static_cast<int8_t>(output_quant_.zero_point) : int8_t{-128}, int8_t{127}, 0, &op_);
+      options.relu && !per_channel ? static_cast<int8_t>(output_quant_.zero_point) : int8_t{-128}, int8_t{127}, 0,
+      &op_);
   return status == xnn_status_success ? std::string() : xnn_error(status, weight);
 }
 
-void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
+void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, int8_t* yq2,
+                 pthreadpool_t pool) const {
   if (!quantized_) {
     check(xnn_setup_convolution2d_nhwc_f32(op_, 1, 1, rows, x, y, pool), "setup f32 linear");
     check(xnn_run_operator(op_, pool), "run f32 linear");
@@ -125,7 +144,14 @@ void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, 
   }
   quantize_input(rows, x, xq);
   run_q(rows, xq, yq, pool);
-  dequantize_output(rows, yq, y);
+  if (!two_pass_) {
+    dequantize_output(rows, yq, y);
+    return;
+  }
+  kernels::quantize_residual_qs8(x, xq, rows * in_, input_quant_.scale, input_quant_.zero_point, kRefine);
+  run_q(rows, xq, yq2, pool);
+  kernels::dequantize_two_pass(yq, yq2, channel_step_.data(), channel_offset_.data(), bias_.data(), kRefine, relu_, y,
+                               rows, out_);
 }
 
 void Linear::quantize_input(size_t rows, const float* x, int8_t* xq) const {
@@ -136,7 +162,7 @@ void Linear::dequantize_output(size_t rows, const int8_t* yq, float* y) const {
   if (channel_step_.empty())
     kernels::dequantize_qs8(yq, y, rows * out_, output_quant_.scale, output_quant_.zero_point);
   else
-    kernels::dequantize_qs8_channels(yq, channel_step_.data(), channel_offset_.data(), y, rows, out_);
+    kernels::dequantize_qs8_channels(yq, channel_step_.data(), channel_offset_.data(), relu_, y, rows, out_);
 }
 
 float dot_qc8(const int8_t* w, float scale, const float* x, size_t n, float* scratch) {

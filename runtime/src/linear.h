@@ -10,6 +10,11 @@
 //   created with weight scales weight_scale[c] / a_c, bias (b_c - m_c) and output scale 1, and
 //   the output is read back as q * a_c + m_c. The step of most channels is then several times
 //   finer than one shared step set by the widest channel.
+//   With two_pass, the input's quantization error is quantized again on a grid kRefine times
+//   finer and run through the same operator (same packed weights), and the result, divided by
+//   kRefine, corrects the first pass: the input then carries about 12 bits, at twice the GEMM
+//   time. (XNNPACK's activation scales are fixed at create, so a second operator with a finer
+//   input scale would pack the weights a second time.)
 // Setting up and running the operator allocates nothing.
 #pragma once
 
@@ -31,7 +36,12 @@ class Linear {
     // int8 only: quantize the input with this instead of the file's calibration, so that the
     // int8 output of a previous layer can be consumed as is (see run_q).
     const ActQuant* input_quant = nullptr;
+    // int8 with per-channel output ranges only: run the input in two passes (see above).
+    bool two_pass = false;
   };
+  // The second pass's grid: a power of two, so that its scale is exact; small enough that the
+  // correction, kRefine * (W r), stays inside the channel's output range almost always.
+  static constexpr float kRefine = 16.f;
 
   Linear() = default;
   ~Linear();
@@ -46,15 +56,17 @@ class Linear {
   size_t out() const { return out_; }
   bool quantized() const { return quantized_; }
   // int8: the activation quantization of the input and of the (clamped) output. With
-  // per-channel output ranges the output is not a qs8 tensor of one scale: only linear1's ReLU
-  // output, which linear2 reads as is, must have one (create linear1 with relu, and no ranges).
+  // per-channel output ranges the output is not a qs8 tensor of one scale (chains_int8() is
+  // false), so another int8 operator cannot read it as is.
   const ActQuant& input_quant() const { return input_quant_; }
   const ActQuant& output_quant() const { return output_quant_; }
+  bool chains_int8() const { return quantized_ && channel_step_.empty(); }
 
   // y [rows, out] = x [rows, in] W^T + b, floats in and out. For int8 weights x is quantized
-  // into xq (rows * in bytes) and the product, computed into yq (rows * out bytes), is
-  // dequantized into y. rows >= 1; x needs XNN_EXTRA_BYTES of readable memory past its end.
-  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
+  // into xq (rows * in bytes) and the product, computed into yq (rows * out bytes; the second
+  // pass into yq2), is dequantized into y. rows >= 1; x needs XNN_EXTRA_BYTES of readable
+  // memory past its end.
+  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, int8_t* yq2, pthreadpool_t pool) const;
   // int8 weights only: the GEMM on int8 activations in input_quant() to int8 output, and the
   // conversions on either side of it (rows * in() and rows * out() values).
   void run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
@@ -69,7 +81,9 @@ class Linear {
   bool quantized_ = false;
   ActQuant input_quant_, output_quant_;
   // Per-channel output: real = q * channel_step_[c] + channel_offset_[c]; empty for one scale.
-  std::vector<float> channel_step_, channel_offset_;
+  // ReLU is then applied in float, and two_pass_ needs the float bias (zeros without one).
+  std::vector<float> channel_step_, channel_offset_, bias_;
+  bool relu_ = false, two_pass_ = false;
 };
 
 // scale * (w . x) for an int8 row w of n values and floats x; scratch: n floats.

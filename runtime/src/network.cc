@@ -25,7 +25,9 @@ std::string Network::create_linear(const std::string& weight, const std::string&
   if (w == nullptr) return "model file lacks " + weight;
   const TensorView* b = nullptr;
   if (!bias.empty() && (b = file_->find(bias)) == nullptr) return "model file lacks " + bias;
-  std::string e = out->create(*w, b != nullptr ? b->f32() : nullptr, options);
+  Linear::Options o = options;
+  o.two_pass = two_pass_;
+  std::string e = out->create(*w, b != nullptr ? b->f32() : nullptr, o);
   if (e.empty() && release_weights_) release_mapped_pages(w->data, w->bytes);
   return e;
 }
@@ -39,11 +41,12 @@ std::string Network::create_attention(const std::string& prefix, Linear* in_proj
 std::string Network::create_ffn(const std::string& prefix, FeedForward* out) {
   std::string e = create_linear(prefix + ".linear1.weight", prefix + ".linear1.bias", {.relu = true}, &out->linear1);
   if (!e.empty()) return e;
-  // With both layers in int8, linear2 reads linear1's int8 output as is (see feed_forward):
-  // the same tensor, so it must be quantized the way linear1 left it.
+  // With both layers in int8 and linear1's output on one scale, linear2 reads linear1's int8
+  // output as is (see feed_forward): the same tensor, so it must be quantized the way linear1
+  // left it.
   const TensorView* w2 = file_->find(prefix + ".linear2.weight");
   Linear::Options options;
-  if (out->linear1.quantized() && w2 != nullptr && w2->dtype == DType::I8)
+  if (out->linear1.chains_int8() && w2 != nullptr && w2->dtype == DType::I8)
     options.input_quant = &out->linear1.output_quant();
   return create_linear(prefix + ".linear2.weight", prefix + ".linear2.bias", options, &out->linear2);
 }
@@ -56,16 +59,17 @@ std::string Network::find_norm(const std::string& name, Norm* out) const {
   return {};
 }
 
-std::string Network::create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
+std::string Network::create(const ModelFile& file, const NetworkLimits& limits, bool two_pass, const ThreadPool* pool,
                             bool release_weights) {
   file_ = &file;
+  two_pass_ = two_pass;
   release_weights_ = release_weights;
   pool_ = pool;
   config_ = file.config();
   limits_ = limits;
   embed_ = file.find("embed.weight");
   if (embed_ == nullptr) return "model file lacks embed.weight";
-  if (std::string e = output_.create(*embed_, nullptr, {}); !e.empty()) return e;
+  if (std::string e = create_linear("embed.weight", "", {}, &output_); !e.empty()) return e;
   // int8 logits pass through one static output scale: a step of about 1/250 of their range,
   // enough to find the candidates but too coarse to rank close ones. So the best candidates of
   // each row are recomputed exactly (float activations against the int8 rows). Beam search
@@ -117,7 +121,7 @@ void Network::bind(ArenaLayout& arena) {
   logits_ = arena.take<float>(slots() * V);
   xq_ = arena.take<int8_t>(max_rows_ * std::max(D, F));
   yq_ = arena.take<int8_t>(std::max(max_rows_ * std::max(3 * D, F), slots() * V));
-  hq_ = arena.take<int8_t>(max_rows_ * F);
+  yq2_ = arena.take<int8_t>(max_rows_ * std::max(3 * D, F));
   pos_table_ = arena.take<float>(max_len * D);
   attn_scratch_len_ = max_len;
   attn_scratch_ = arena.take<float>(pool_->threads() * attn_scratch_len_);
@@ -137,20 +141,38 @@ void Network::bind(ArenaLayout& arena) {
   for (DecoderLayer& l : decoder_) norms.insert(norms.end(), {&l.norm1, &l.norm2, &l.norm3});
   if (config_.pre_ln) norms.insert(norms.end(), {&encoder_norm_, &decoder_norm_});
   float* norm_params = arena.take<float>(norms.size() * 2 * D);
+  // The embedding table, read row by row for every token and every refined logit, is copied
+  // in too. Mapped, each row read would fault in the whole page-cache folio around it, which
+  // recent kernels make as large as megabytes (measured: 3.6 MB of the small int8 file resident
+  // after translating one word, for a 2 MB table). For the same reason the mapping is given
+  // back after each piece copied, so that the file's pages never add to the copies.
+  std::byte* rows = arena.take<std::byte>(embed_->bytes);
+  float* scales = embed_->scales != nullptr ? arena.take<float>(V) : nullptr;
   if (norm_params == nullptr) return;
+  auto release_file = [&] {
+    if (release_weights_) release_mapped_pages(file_->data(), file_->size());
+  };
   for (Norm* n : norms) {
     *n = {std::copy_n(n->gamma, D, norm_params) - D, std::copy_n(n->beta, D, norm_params + D) - D};
     norm_params += 2 * D;
   }
+  if (scales != nullptr) embed_scales_ = std::copy_n(embed_->scales, V, scales) - V;
+  release_file();
+  constexpr size_t kSlice = 256 * 1024;
+  for (size_t at = 0; at < embed_->bytes; at += kSlice) {
+    std::memcpy(rows + at, static_cast<const std::byte*>(embed_->data) + at, std::min(kSlice, embed_->bytes - at));
+    release_file();
+  }
+  embed_rows_ = rows;
   kernels::sinusoid_table(pos_table_, max_len, D);
 }
 
 void Network::embed(const int32_t* ids, size_t n, size_t pos0, float* y) const {
   const size_t D = config_.d_model;
   if (embed_->dtype == DType::I8)
-    kernels::embed_qc8(embed_->i8(), embed_->scales, ids, n, D, pos_table_, pos0, y);
+    kernels::embed_qc8(static_cast<const int8_t*>(embed_rows_), embed_scales_, ids, n, D, pos_table_, pos0, y);
   else
-    kernels::embed_f32(embed_->f32(), ids, n, D, pos_table_, pos0, y);
+    kernels::embed_f32(static_cast<const float*>(embed_rows_), ids, n, D, pos_table_, pos0, y);
 }
 
 pthreadpool_t Network::pool_for(const Linear& op, size_t rows) const {
@@ -160,14 +182,14 @@ pthreadpool_t Network::pool_for(const Linear& op, size_t rows) const {
 }
 
 void Network::linear(const Linear& op, size_t rows, const float* x, float* y) {
-  op.run(rows, x, y, xq_, yq_, pool_for(op, rows));
+  op.run(rows, x, y, xq_, yq_, yq2_, pool_for(op, rows));
 }
 
 void Network::feed_forward(const FeedForward& ffn, size_t rows, const float* x, float* y) {
-  if (ffn.linear1.quantized() && ffn.linear2.quantized()) {
+  if (ffn.linear1.chains_int8() && ffn.linear2.quantized()) {
     ffn.linear1.quantize_input(rows, x, xq_);
-    ffn.linear1.run_q(rows, xq_, hq_, pool_for(ffn.linear1, rows));
-    ffn.linear2.run_q(rows, hq_, yq_, pool_for(ffn.linear2, rows));
+    ffn.linear1.run_q(rows, xq_, yq2_, pool_for(ffn.linear1, rows));
+    ffn.linear2.run_q(rows, yq2_, yq_, pool_for(ffn.linear2, rows));
     ffn.linear2.dequantize_output(rows, yq_, y);
     return;
   }
@@ -284,7 +306,7 @@ void Network::refine_logits(size_t rows, const float* h) {
     kernels::top_k(row, V, refine_count_, refine_idx_, refine_val_);
     for (size_t i = 0; i < refine_count_; ++i) {
       const size_t v = refine_idx_[i];
-      row[v] = dot_qc8(embed_->i8() + v * D, embed_->scales[v], h + r * D, D, exact_scratch_);
+      row[v] = dot_qc8(static_cast<const int8_t*>(embed_rows_) + v * D, embed_scales_[v], h + r * D, D, exact_scratch_);
     }
   }
 }

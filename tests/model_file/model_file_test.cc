@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <memory>
 #include <string>
 #include <vector>
@@ -157,6 +158,33 @@ TEST_CASE("crc32 matches the IEEE reference check value") {
   CHECK(pmt::crc32(nullptr, 0, 0xCBF43926u) == 0xCBF43926u);  // an empty range continues unchanged
 }
 
+TEST_CASE("binary16: exact values, and rounding outward by one unit at most") {
+  using pmt::HalfRounding;
+  CHECK(pmt::half_to_float(0x3C00) == 1.f);
+  CHECK(pmt::half_to_float(0xC000) == -2.f);
+  CHECK(pmt::half_to_float(0x7BFF) == 65504.f);
+  CHECK(pmt::half_to_float(0x0001) == std::ldexp(1.f, -24));
+  CHECK(std::isinf(pmt::half_to_float(0x7C00)));
+  CHECK(pmt::float_to_half(1.f, HalfRounding::kDown) == 0x3C00);
+  CHECK(pmt::float_to_half(-2.f, HalfRounding::kUp) == 0xC000);
+  CHECK(pmt::float_to_half(65504.f, HalfRounding::kUp) == 0x7BFF);
+  CHECK(pmt::float_to_half(0.1f, HalfRounding::kDown) == 0x2E66);
+  CHECK(pmt::float_to_half(0.1f, HalfRounding::kUp) == 0x2E67);
+  CHECK(pmt::float_to_half(-0.1f, HalfRounding::kDown) == 0xAE67);
+  CHECK(pmt::float_to_half(0.f, HalfRounding::kUp) == 0);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> exponent(-26.f, 15.9f);
+  for (int i = 0; i < 10000; ++i) {
+    const float x = std::exp2(exponent(rng)) * (i % 2 ? -1.f : 1.f);
+    const float lo = pmt::half_to_float(pmt::float_to_half(x, HalfRounding::kDown));
+    const float hi = pmt::half_to_float(pmt::float_to_half(x, HalfRounding::kUp));
+    REQUIRE(lo <= x);
+    REQUIRE(x <= hi);
+    // One unit apart at most: 2^-10 relative for normals, 2^-24 absolute for subnormals.
+    CHECK(hi - lo <= std::max(std::fabs(x) * std::ldexp(1.f, -10), std::ldexp(1.f, -24)));
+  }
+}
+
 TEST_CASE("an fp32 file loads with every tensor, the config and the tokenizer") {
   const TinyModel m;
   const auto bytes = m.build(DType::F32);
@@ -207,8 +235,8 @@ TEST_CASE("an int8 file carries per-row scales and activation quantization on Li
   CHECK(w->output_ranges == nullptr);
   const pmt::TensorView* q = l.file->find("decoder.layers.1.multihead_attn.q_proj.weight");
   REQUIRE(q->output_ranges != nullptr);
-  CHECK(q->output_ranges[0] == -1.f);
-  CHECK(q->output_ranges[2 * 31 + 1] == 33.f);
+  CHECK(pmt::half_to_float(q->output_ranges[0]) == -1.f);
+  CHECK(pmt::half_to_float(q->output_ranges[2 * 31 + 1]) == 33.f);
   const pmt::TensorView* b = l.file->find("encoder.layers.1.linear1.bias");
   CHECK(b->dtype == DType::F32);
   CHECK_FALSE(b->input_quant.has_value());
@@ -467,8 +495,8 @@ TEST_CASE("bad quantization parameters and reserved dtypes are rejected") {
   }
   SUBCASE("an output channel range with lo > hi") {
     auto bytes = m.build(DType::I8);
-    auto* ranges = const_cast<float*>(fb_tensor(bytes, name)->output_channel_ranges()->data());
-    ranges[2 * 4] = 50.f;
+    auto* ranges = const_cast<uint16_t*>(fb_tensor(bytes, name)->output_channel_ranges()->data());
+    ranges[2 * 4] = pmt::float_to_half(50.f, pmt::HalfRounding::kDown);
     reseal(bytes);
     CHECK(load_error(bytes).find("row 4 output range [50") != std::string::npos);
   }

@@ -61,7 +61,8 @@ TEST_CASE("load reports a missing file, a corrupt file and bad options") {
   }
 
   for (const LoadOptions& o : {LoadOptions{.max_batch = 0}, LoadOptions{.max_src_len = 65},
-                               LoadOptions{.max_tgt_len = 65}, LoadOptions{.max_beam = 0}, LoadOptions{.threads = 0}}) {
+                               LoadOptions{.max_tgt_len = 65}, LoadOptions{.max_beam = 0}, LoadOptions{.threads = 0},
+                               LoadOptions{.int8_passes = 0}, LoadOptions{.int8_passes = 3}}) {
     std::unique_ptr<Translator> bad;
     s = Translator::load(good.data(), good.size(), o, &bad);
     CHECK(s.code() == ErrorCode::kInvalidArgument);

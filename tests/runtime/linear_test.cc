@@ -29,7 +29,7 @@ struct Fixture {
     for (size_t c = 0; c < kOut; ++c) bias.push_back(0.1f * u(rng));
     for (size_t i = 0; i < kRows * kIn + 16; ++i) x.push_back(u(rng));  // + XNNPACK's read slack
   }
-  TensorView view(DType dtype, const ActQuant& in, const ActQuant& out, const float* ranges = nullptr) const {
+  TensorView view(DType dtype, const ActQuant& in, const ActQuant& out, const uint16_t* ranges = nullptr) const {
     TensorView v;
     v.name = "test.weight";
     v.shape = {kOut, kIn};
@@ -52,13 +52,24 @@ struct Fixture {
   }
 };
 
+// Per-channel ranges as the file stores them: binary16, rounded outward. `ranges` is replaced
+// by the values the halves hold, so that expectations use what the Linear sees.
+std::vector<uint16_t> as_half(std::vector<float>* ranges) {
+  std::vector<uint16_t> halves;
+  for (size_t i = 0; i < ranges->size(); ++i) {
+    halves.push_back(float_to_half((*ranges)[i], i % 2 == 0 ? HalfRounding::kDown : HalfRounding::kUp));
+    (*ranges)[i] = half_to_float(halves.back());
+  }
+  return halves;
+}
+
 TEST_CASE("fp32 Linear equals x W^T + b") {
   REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   const Fixture f;
   Linear op;
   REQUIRE(op.create(f.view(DType::F32, {}, {}), f.bias.data(), {}).empty());
   std::vector<float> y(kRows * kOut);
-  op.run(kRows, f.x.data(), y.data(), nullptr, nullptr, nullptr);
+  op.run(kRows, f.x.data(), y.data(), nullptr, nullptr, nullptr, nullptr);
   const std::vector<double> xs(f.x.begin(), f.x.end());
   for (size_t r = 0; r < kRows; ++r)
     for (size_t c = 0; c < kOut; ++c) CHECK(y[r * kOut + c] == doctest::Approx(f.reference(f.f_weights, xs, r, c)).epsilon(1e-5));
@@ -84,13 +95,14 @@ TEST_CASE("int8 Linear: within half an output step, shared or per channel") {
     }
     ranges.insert(ranges.end(), {static_cast<float>(lo) - 0.01f * c, static_cast<float>(hi) + 0.05f});
   }
+  const std::vector<uint16_t> halves = as_half(&ranges);
   for (bool per_channel : {false, true}) {
     CAPTURE(per_channel);
     Linear op;
-    REQUIRE(op.create(f.view(DType::I8, in, out, per_channel ? ranges.data() : nullptr), f.bias.data(), {}).empty());
+    REQUIRE(op.create(f.view(DType::I8, in, out, per_channel ? halves.data() : nullptr), f.bias.data(), {}).empty());
     std::vector<int8_t> xq(kRows * kIn + 16), yq(kRows * kOut);
     std::vector<float> y(kRows * kOut);
-    op.run(kRows, f.x.data(), y.data(), xq.data(), yq.data(), nullptr);
+    op.run(kRows, f.x.data(), y.data(), xq.data(), yq.data(), nullptr, nullptr);
     for (size_t r = 0; r < kRows; ++r) {
       for (size_t c = 0; c < kOut; ++c) {
         CAPTURE(c);
@@ -102,6 +114,59 @@ TEST_CASE("int8 Linear: within half an output step, shared or per channel") {
         CHECK(std::fabs(y[r * kOut + c] - want) <= 0.5 * step + bias_rounding + 1e-6);
       }
     }
+  }
+}
+
+TEST_CASE("int8 Linear in two passes: the input's rounding error nearly vanishes") {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  const Fixture f;
+  // A coarse input step (about 1/20 of the input's range), so that one pass loses a lot to it.
+  const ActQuant in{0.1f, 3};
+  const ActQuant out{1.2f / 255.f, 0};
+  const std::vector<double> xs(f.x.begin(), f.x.end());  // the exact input
+  std::vector<float> ranges;
+  for (size_t c = 0; c < kOut; ++c) {
+    double lo = 0, hi = 0;
+    for (size_t r = 0; r < kRows; ++r) {
+      lo = std::min(lo, f.reference(f.f_weights, xs, r, c));
+      hi = std::max(hi, f.reference(f.f_weights, xs, r, c));
+    }
+    // Room for the second pass's output, kRefine * (W r) + b, r the input's rounding error.
+    const double room = hi - lo;
+    ranges.insert(ranges.end(), {static_cast<float>(lo - room), static_cast<float>(hi + room)});
+  }
+  const std::vector<uint16_t> halves = as_half(&ranges);
+  for (bool relu : {false, true}) {
+    CAPTURE(relu);
+    Linear one, two;
+    REQUIRE(one.create(f.view(DType::I8, in, out, halves.data()), f.bias.data(), {.relu = relu}).empty());
+    REQUIRE(two.create(f.view(DType::I8, in, out, halves.data()), f.bias.data(), {.relu = relu, .two_pass = true})
+                .empty());
+    std::vector<int8_t> xq(kRows * kIn + 16), yq(kRows * kOut), yq2(kRows * kOut);
+    std::vector<float> y1(kRows * kOut), y2(kRows * kOut);
+    one.run(kRows, f.x.data(), y1.data(), xq.data(), yq.data(), yq2.data(), nullptr);
+    two.run(kRows, f.x.data(), y2.data(), xq.data(), yq.data(), yq2.data(), nullptr);
+    double err1 = 0, err2 = 0;
+    for (size_t r = 0; r < kRows; ++r)
+      for (size_t c = 0; c < kOut; ++c) {
+        CAPTURE(c);
+        double want = f.reference(f.f_weights, xs, r, c);
+        if (relu) want = std::max(want, 0.0);
+        const double step = (ranges[2 * c + 1] - ranges[2 * c]) / 254.0;
+        // The input step of both passes: the range made symmetric, one bit coarser.
+        const double in_step = in.scale * (127 + 3) / 127.0;
+        const double bias_rounding = 0.5 * in_step * f.scales[c];
+        double l1 = 0;  // sum_j |W[c, j]|
+        for (size_t j = 0; j < kIn; ++j) l1 += std::fabs(f.f_weights[c * kIn + j]);
+        // First pass: output and bias rounding. Second pass: its input rounding (a grid kRefine
+        // times finer than the first's), its own output and bias rounding divided by kRefine.
+        CHECK(std::fabs(y2[r * kOut + c] - want) <= 0.5 * step + bias_rounding * (1 + 1 / Linear::kRefine) +
+                                                         (0.5 * step + 0.5 * in_step * l1) / Linear::kRefine + 1e-6);
+        err1 += std::fabs(y1[r * kOut + c] - want);
+        err2 += std::fabs(y2[r * kOut + c] - want);
+      }
+    MESSAGE("mean |error|: one pass " << err1 / (kRows * kOut) << ", two passes " << err2 / (kRows * kOut));
+    CHECK(err2 < 0.5 * err1);
   }
 }
 

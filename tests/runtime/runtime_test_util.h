@@ -104,7 +104,7 @@ class ModelBytes {
 inline ModelBytes export_model(const train::Transformer& model, DType dtype) {
   exporter::ExportOptions options;
   options.dtype = dtype;
-  const train::ParallelData calib = random_pairs(60, model.config().vocab_size, 5);
+  const train::ParallelData calib = random_pairs(200, model.config().vocab_size, 5);
   std::vector<uint8_t> bytes;
   const std::string error = exporter::export_model(checkpoint_of(model), tiny_tokenizer(),
                                                    dtype == DType::I8 ? &calib : nullptr, options, {}, &bytes);

@@ -77,8 +77,9 @@ struct TensorView {
   // embed.weight). Present exactly for I8 Linear weights.
   std::optional<ActQuant> input_quant, output_quant;
   // I8 Linear weights, optional: the calibrated range of each output channel r,
-  // [output_ranges[2r], output_ranges[2r + 1]] (lo <= hi, finite); nullptr when the file has none.
-  const float* output_ranges = nullptr;
+  // [output_ranges[2r], output_ranges[2r + 1]] as binary16 bits (half_to_float; lo <= hi,
+  // finite); nullptr when the file has none.
+  const uint16_t* output_ranges = nullptr;
 
   int64_t numel() const { return shape_numel(shape); }
   const float* f32() const { return static_cast<const float*>(data); }    // dtype F32 only
@@ -147,6 +148,12 @@ class ModelFile {
   std::vector<std::pair<std::string_view, std::string_view>> metadata_;
   bool quantized_ = false;
 };
+
+// IEEE binary16, the storage of per-channel output ranges: the exact float value of bits `h`,
+// and the half nearest to `x` in the given direction (x finite, |x| <= 65504).
+float half_to_float(uint16_t h);
+enum class HalfRounding { kDown, kUp };  // toward -inf, toward +inf
+uint16_t float_to_half(float x, HalfRounding rounding);
 
 // CRC-32 (IEEE 802.3, zlib's crc32) of `size` bytes, continuing from `crc`
 // (0 to start). The model file stores the CRC of the whole file with its own 4 bytes read as 0.

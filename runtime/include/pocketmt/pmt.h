@@ -46,6 +46,7 @@ typedef struct pmt_load_options {
   int32_t max_tgt_len; /* output tokens per sentence, EOS included; 0: min(max_src_len + 50, model max) */
   int32_t max_beam;    /* largest beam a call may ask for */
   int32_t threads;     /* threads per call, the caller's included */
+  int32_t int8_passes; /* int8 models: 2 = inputs in two passes (closer to fp32), 1 = one (faster) */
 } pmt_load_options;
 
 /* Search options of one call (see pmt::TranslateOptions). Fill with pmt_translate_options_init. */
