@@ -14,7 +14,7 @@ mkdir -p "$out"
 for dtype in f32 int8; do
   echo "== export $dtype"
   "$convert" export --checkpoint "$ckpt" --spm "$pair/spm.model" --out "$out/model-$dtype.pmt" \
-    --dtype "$dtype" --calib-data "$pair/train" --calib-sentences 300
+    --dtype "$dtype" --calib-data "$pair/train"
   echo "== translate $pair/test.en (greedy, $dtype)"
   "$translate" --model "$out/model-$dtype.pmt" --input "$pair/test.en" --beam 1 --batch 8 >"$out/test.greedy.$dtype.es"
 done

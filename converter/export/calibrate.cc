@@ -51,7 +51,7 @@ std::map<std::string, LinearQuant> linear_quant(const std::map<std::string, Line
     LinearQuant& q = out[name];
     q.input = quant::act_quant_from_range(r.input.lo, r.input.hi);
     q.output = quant::act_quant_from_range(r.output.lo, r.output.hi);
-    if (name == "embed.weight") continue;
+    if (name == "embed.weight" || margin == 0.0) continue;
     for (const ActRange& c : r.channels) {
       const float extra = static_cast<float>((margin - 1.0) * 0.5 * (double{c.hi} - c.lo));
       q.output_ranges.insert(q.output_ranges.end(), {c.lo == 0.f ? 0.f : c.lo - extra, c.hi == 0.f ? 0.f : c.hi + extra});

@@ -1,6 +1,7 @@
 #include "export/export.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "export/calibrate.h"
 #include "export/model_tensors.h"
@@ -40,9 +41,11 @@ std::string export_model(const StFile& checkpoint, std::string_view tokenizer, c
       return why;
     contents.quant = linear_quant(ranges, options.channel_margin);
     char rule[200];
-    std::snprintf(rule, sizeof rule,
-                  "%zu sentence pairs, per-side %.6g percentile (logits top: max), per-channel output ranges x %.6g",
-                  pairs.size(), options.percentile, options.channel_margin);
+    std::snprintf(rule, sizeof rule, "%zu sentence pairs, per-side %.6g percentile (logits top: max)", pairs.size(),
+                  options.percentile);
+    if (options.channel_margin > 0.0)
+      std::snprintf(rule + std::strlen(rule), sizeof rule - std::strlen(rule), ", per-channel output ranges x %.6g",
+                    options.channel_margin);
     metadata["calibration"] = rule;
   }
   const auto config_keys = config_to_metadata(config);

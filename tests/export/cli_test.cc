@@ -37,6 +37,8 @@ TEST_CASE("export: bad usage and unreadable inputs exit with 2") {
   CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--dtype", "int8"}) == 2);  // no calib data
   CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--percentile", "101"}) == 2);
   CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--calib-sentences", "0"}) == 2);
+  CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--channel-margin", "0.5"}) == 2);
+  CHECK(run(cmd_export, {"--checkpoint", "a", "--spm", "b", "--out", "c", "--channel-margin", "x"}) == 2);
   CHECK(run(cmd_export, {"--checkpoint", "/nonexistent.safetensors", "--spm", "b", "--out", "c", "--dtype", "f32"}) == 2);
   // A real checkpoint with a file that is not a SentencePiece model.
   const std::string not_spm = temp_path("not.model");

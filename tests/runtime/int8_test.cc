@@ -31,13 +31,19 @@ TEST_CASE("int8 logits stay close to fp32 logits and rank the best tokens alike"
   auto model = make_model(c, 1);
   model->init(17);
   const ModelBytes f32_bytes = export_model(*model, DType::F32);
-  const ModelBytes i8_bytes = export_model(*model, DType::I8);
-  // Both ways of running int8 inputs: two passes (the default) and one.
-  for (const int32_t passes : {2, 1}) {
+  // Per-channel output ranges with inputs in two passes (the default) and in one; and a file
+  // without the ranges (one output scale per Linear, the FFN's two GEMMs chained in int8).
+  for (const auto& [passes, margin] : {std::pair{2, 1.1}, std::pair{1, 1.1}, std::pair{2, 0.0}}) {
     CAPTURE(passes);
+    CAPTURE(margin);
+    const ModelBytes i8_bytes = export_model(*model, DType::I8, margin);
     const LoadOptions limits{.max_batch = 4, .max_src_len = 32, .max_tgt_len = 32, .int8_passes = passes};
     auto f32 = load(f32_bytes, limits);
     auto i8 = load(i8_bytes, limits);
+    std::string error;
+    const auto file = ModelFile::from_buffer(i8_bytes.data(), i8_bytes.size(), &error);
+    REQUIRE_MESSAGE(file != nullptr, error);
+    CHECK((file->find("decoder.layers.0.linear2.weight")->output_ranges != nullptr) == (margin > 0));
     REQUIRE(!f32->quantized());
     REQUIRE(i8->quantized());
 

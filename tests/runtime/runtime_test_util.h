@@ -100,10 +100,12 @@ class ModelBytes {
   std::unique_ptr<uint8_t, Free> data_;
 };
 
-// Exports `model` with the exporter (int8: calibrated on random pairs).
-inline ModelBytes export_model(const train::Transformer& model, DType dtype) {
+// Exports `model` with the exporter (int8: calibrated on random pairs; channel_margin 0: without
+// per-channel output ranges).
+inline ModelBytes export_model(const train::Transformer& model, DType dtype, double channel_margin = 1.1) {
   exporter::ExportOptions options;
   options.dtype = dtype;
+  options.channel_margin = channel_margin;
   const train::ParallelData calib = random_pairs(200, model.config().vocab_size, 5);
   std::vector<uint8_t> bytes;
   const std::string error = exporter::export_model(checkpoint_of(model), tiny_tokenizer(),
