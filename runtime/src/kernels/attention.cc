@@ -17,16 +17,19 @@ size_t visible_keys(bool causal, size_t q_offset, size_t i, size_t kv_len) {
 // The weights times the rows v[j * ld_v + c .. + n) for one block of n <= kLanes columns,
 // summed over the keys. Four accumulators over interleaved keys, so that four multiply-adds are
 // in flight rather than one chain as long as the keys.
+// (A plain function rather than a lambda: GCC 12 at -O0 with UBSan gives an always-inlined
+// lambda's closure in a target clone a null address.)
+PMT_INLINE simd::Vec value_row(const float* v, size_t j, size_t ld_v, size_t n) {
+  return n == simd::kLanes ? simd::load(v + j * ld_v) : simd::load_partial(v + j * ld_v, n, 0);
+}
+
 PMT_INLINE simd::Vec weighted_block(const float* p, const float* v, size_t ld_v, size_t n_keys,
                                     size_t n) {
-  const auto row = [&](size_t j) {
-    return n == simd::kLanes ? simd::load(v + j * ld_v) : simd::load_partial(v + j * ld_v, n, 0);
-  };
   simd::Vec acc[4] = {};
   size_t j = 0;
   for (; j + 4 <= n_keys; j += 4)
-    for (size_t u = 0; u < 4; ++u) acc[u] += p[j + u] * row(j + u);
-  for (; j < n_keys; ++j) acc[0] += p[j] * row(j);
+    for (size_t u = 0; u < 4; ++u) acc[u] += p[j + u] * value_row(v, j + u, ld_v, n);
+  for (; j < n_keys; ++j) acc[0] += p[j] * value_row(v, j, ld_v, n);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
