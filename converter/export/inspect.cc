@@ -3,6 +3,7 @@
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace pmt::exporter {
@@ -32,6 +33,17 @@ std::string act_quant_json(const std::optional<ActQuant>& q) {
 std::pair<float, float> scale_range(const TensorView& t) {
   const auto [lo, hi] = std::minmax_element(t.scales, t.scales + t.shape[0]);
   return {*lo, *hi};
+}
+
+// The narrowest and widest per-channel output range (hi - lo), for files that carry them.
+std::pair<float, float> channel_widths(const TensorView& t) {
+  float lo = HUGE_VALF, hi = 0.f;
+  for (int64_t r = 0; r < t.shape[0]; ++r) {
+    const float w = half_to_float(t.output_ranges[2 * r + 1]) - half_to_float(t.output_ranges[2 * r]);
+    lo = std::min(lo, w);
+    hi = std::max(hi, w);
+  }
+  return {lo, hi};
 }
 
 }  // namespace
@@ -81,6 +93,10 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
         o += format(",\"scale_min\":%.9g,\"scale_max\":%.9g", lo, hi);
       }
       o += ",\"input_quant\":" + act_quant_json(t.input_quant) + ",\"output_quant\":" + act_quant_json(t.output_quant);
+      if (t.output_ranges) {
+        const auto [lo, hi] = channel_widths(t);
+        o += format(",\"output_channel_width_min\":%.9g,\"output_channel_width_max\":%.9g", lo, hi);
+      }
       o += "}";
     }
     return o + "]}\n";
@@ -102,19 +118,23 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
   o += format("tensors: %zu, %zu bytes of data\n", file.tensors().size(), weight_bytes);
   int name_width = 4;
   for (const TensorView& t : file.tensors()) name_width = std::max(name_width, static_cast<int>(t.name.size()));
-  o += format("  %-*s %-12s %-4s %9s  %-21s %-17s %s\n", name_width, "name", "shape", "type", "bytes",
-              "row scales [min, max]", "input (scale, zp)", "output (scale, zp)");
+  o += format("  %-*s %-12s %-4s %9s  %-21s %-17s %-18s %s\n", name_width, "name", "shape", "type", "bytes",
+              "row scales [min, max]", "input (scale, zp)", "output (scale, zp)", "channel widths [min, max]");
   for (const TensorView& t : file.tensors()) {
-    std::string scales, in, out;
+    std::string scales, in, out, widths;
+    if (t.output_ranges) {
+      const auto [lo, hi] = channel_widths(t);
+      widths = format("[%.3g, %.3g]", lo, hi);
+    }
     if (t.scales) {
       const auto [lo, hi] = scale_range(t);
       scales = format("[%.3g, %.3g]", lo, hi);
     }
     if (t.input_quant) in = format("(%.4g, %d)", t.input_quant->scale, t.input_quant->zero_point);
     if (t.output_quant) out = format("(%.4g, %d)", t.output_quant->scale, t.output_quant->zero_point);
-    std::string row = format("  %-*s %-12s %-4s %9zu  %-21s %-17s %s", name_width, std::string(t.name).c_str(),
+    std::string row = format("  %-*s %-12s %-4s %9zu  %-21s %-17s %-18s %s", name_width, std::string(t.name).c_str(),
                              shape_string(t.shape).c_str(), dtype_name(t.dtype), t.bytes, scales.c_str(), in.c_str(),
-                             out.c_str());
+                             out.c_str(), widths.c_str());
     row.erase(row.find_last_not_of(' ') + 1);  // f32 rows leave the quantization columns empty
     o += row + "\n";
   }

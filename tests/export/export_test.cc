@@ -205,6 +205,21 @@ TEST_CASE("inspect describes every tensor in text and JSON") {
   CHECK(json.starts_with("{\"file\":\"tiny.pmt\",\"file_bytes\":" + std::to_string(bytes.size())));
   CHECK(json.find("{\"name\":\"embed.weight\",\"shape\":[64, 32],\"dtype\":\"i8\",\"bytes\":2048,\"scale_min\":") !=
         std::string::npos);
+  // Per-channel output ranges: every Linear but the output projection, as their width range.
+  CHECK(text.find("channel widths [min, max]") != std::string::npos);
+  const pmt::TensorView* q = l.file->find("decoder.layers.1.multihead_attn.q_proj.weight");
+  REQUIRE(q->output_ranges != nullptr);
+  float widest = 0;
+  for (int64_t r = 0; r < q->shape[0]; ++r)
+    widest = std::max(widest, pmt::half_to_float(q->output_ranges[2 * r + 1]) - pmt::half_to_float(q->output_ranges[2 * r]));
+  const size_t at = json.find("{\"name\":\"decoder.layers.1.multihead_attn.q_proj.weight\"");
+  REQUIRE(at != std::string::npos);
+  const size_t width = json.find("\"output_channel_width_max\":", at);
+  REQUIRE(width != std::string::npos);
+  CHECK(std::stof(json.substr(width + 27)) == doctest::Approx(widest).epsilon(1e-6));
+  const size_t embed = json.find("{\"name\":\"embed.weight\"");
+  const std::string embed_object = json.substr(embed, json.find("{\"name\"", embed + 1) - embed);
+  CHECK(embed_object.find("output_channel_width") == std::string::npos);
   const std::string stored = std::to_string(pmt::fb::GetModel(bytes.data())->tokenizer()->size());
   CHECK(json.find("\"tokenizer\":{\"bytes\":3,\"encoding\":\"zlib\",\"stored_bytes\":" + stored + ",\"pieces\":-1}") !=
         std::string::npos);
