@@ -35,7 +35,7 @@ constexpr char kUsage[] =
     "  --percentile P         per-side activation range percentile, 50 < P <= 100 (default 99.99)\n"
     "  --channel-margin M     widen each output channel's calibrated range M times, M >= 1\n"
     "                         (default 1.1: headroom for inputs unlike the calibration pairs);\n"
-    "                         0: no per-channel ranges (one output scale per Linear, 70 KB less)\n";
+    "                         0: no per-channel ranges (one output scale per Linear, 66 KB less)\n";
 
 std::string read_whole_file(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
