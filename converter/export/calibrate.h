@@ -60,10 +60,10 @@ class Calibrator {
 // the per-channel output ranges of every Linear but the output projection, whose best logits
 // the runtime recomputes exactly instead (none at all for margin 0). Each channel's range is
 // widened `margin` times (margin >= 1; a bound at 0, such as ReLU's, stays): a channel has no
-// other channels' levels
-// to overflow into, so a value beyond what calibration saw would clip, and clipping costs far
-// more than a coarser step (on the small model, ranges narrowed to 0.8x leave the int8 output
-// equal to fp32's on 356 instead of 616 of 941 test sentences; widened to 1.3x, on 608).
+// other channels' levels to overflow into, so a value beyond what calibration saw would clip,
+// and clipping costs far more than a coarser step (on the small model, ranges narrowed to 0.8x
+// leave the int8 output equal to fp32's on 356 instead of 616 of 941 test sentences; widened
+// to 1.3x, on 608).
 std::map<std::string, LinearQuant> linear_quant(const std::map<std::string, LinearRange>& ranges,
                                                 double margin = 1.0);
 

@@ -122,16 +122,16 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
               "row scales [min, max]", "input (scale, zp)", "output (scale, zp)", "channel widths [min, max]");
   for (const TensorView& t : file.tensors()) {
     std::string scales, in, out, widths;
-    if (t.output_ranges) {
-      const auto [lo, hi] = channel_widths(t);
-      widths = format("[%.3g, %.3g]", lo, hi);
-    }
     if (t.scales) {
       const auto [lo, hi] = scale_range(t);
       scales = format("[%.3g, %.3g]", lo, hi);
     }
     if (t.input_quant) in = format("(%.4g, %d)", t.input_quant->scale, t.input_quant->zero_point);
     if (t.output_quant) out = format("(%.4g, %d)", t.output_quant->scale, t.output_quant->zero_point);
+    if (t.output_ranges) {
+      const auto [lo, hi] = channel_widths(t);
+      widths = format("[%.3g, %.3g]", lo, hi);
+    }
     std::string row = format("  %-*s %-12s %-4s %9zu  %-21s %-17s %-18s %s", name_width, std::string(t.name).c_str(),
                              shape_string(t.shape).c_str(), dtype_name(t.dtype), t.bytes, scales.c_str(), in.c_str(),
                              out.c_str(), widths.c_str());

@@ -3,18 +3,14 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "pocketmt/model_file.h"  // shape_string
+
 namespace pmt::train {
 
 namespace {
 
 bool is_optimizer_tensor(std::string_view name) {
   return name.starts_with(kMomentPrefixM) || name.starts_with(kMomentPrefixV);
-}
-
-std::string shape_string(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 // The tensor `name` of `file` when present with the shape of `info`; otherwise null and *err says why.

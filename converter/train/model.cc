@@ -7,8 +7,10 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
+#include "thread_pool.h"  // runtime/src
 #include "train/ops/cross_entropy.h"
 #include "train/ops/dropout.h"
 #include "train/ops/embedding.h"
@@ -43,6 +45,11 @@ constexpr int kMaxParts = 64;
 int64_t Batch::target_tokens() const {
   return std::count_if(tgt_out.begin(), tgt_out.end(), [](int32_t id) { return id != kPadId; });
 }
+
+// Out of line: rt::ThreadPool is only declared in model.h.
+Transformer::Transformer(Transformer&&) noexcept = default;
+Transformer& Transformer::operator=(Transformer&&) noexcept = default;
+Transformer::~Transformer() = default;
 
 Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) : config_(config), limits_(limits) {
   if (const std::string err = config.validate(); !err.empty()) throw std::invalid_argument("model config: " + err);
@@ -169,9 +176,10 @@ Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) :
   slot(g_kv_, ns * 2 * D);
   slot(g_hidden_, nmax * F);
   slot(g_memory_, ns * D);
-  pool_ = std::make_unique<ThreadPool>(std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxParts));
+  pool_ = std::make_unique<rt::ThreadPool>(
+      std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxParts), /*yield_workers=*/true);
   attn_scratch_slice_ = round_up16(2 * std::max({S * S, T * T, T * S}));
-  slot(attn_scratch_, attn_scratch_slice_ * pool_->max_threads());
+  slot(attn_scratch_, attn_scratch_slice_ * static_cast<long>(pool_->threads()));
   long acts_total = 0;
   for (const auto& s : slots) acts_total += round_up16(s.second);
   acts_.assign(acts_total, 0.f);
@@ -238,8 +246,20 @@ const float* Transformer::stack_output(const Stack& stack) const {
 
 template <typename F>
 void Transformer::parallel(long n, long grain, F&& fn) {
-  const long parts = std::min<long>(openblas_get_num_threads(), std::max(1L, n / grain));
-  pool_->parallel_for(n, static_cast<int>(parts), fn);
+  const long parts = std::min<long>({openblas_get_num_threads(), static_cast<long>(pool_->threads()),
+                                     std::max(1L, n / grain)});
+  if (parts <= 1) {
+    if (n > 0) fn(0L, n, 0);
+    return;
+  }
+  // parts <= threads, so every chunk of the pool is one part.
+  auto run_parts = [&](size_t, size_t begin, size_t end) {
+    for (size_t p = begin; p < end; ++p) {
+      const long part = static_cast<long>(p);
+      fn(n * part / parts, n * (part + 1) / parts, static_cast<int>(part));
+    }
+  };
+  pool_->for_chunks(static_cast<size_t>(parts), run_parts);
 }
 
 void Transformer::layer_norm(const NormActs& na, const float* x, const NormParams& np, long n) {

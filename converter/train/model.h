@@ -15,7 +15,10 @@
 #include "pocketmt/config.h"
 #include "train/ops/attention.h"
 #include "train/ops/dropout.h"
-#include "train/thread_pool.h"
+
+namespace pmt::rt {
+class ThreadPool;  // runtime/src/thread_pool.h
+}  // namespace pmt::rt
 
 namespace pmt::train {
 
@@ -64,8 +67,9 @@ class Transformer {
   // Activation views point into the object's own buffer: moving keeps them valid, copying would not.
   Transformer(const Transformer&) = delete;
   Transformer& operator=(const Transformer&) = delete;
-  Transformer(Transformer&&) = default;
-  Transformer& operator=(Transformer&&) = default;
+  Transformer(Transformer&&) noexcept;
+  Transformer& operator=(Transformer&&) noexcept;
+  ~Transformer();
 
   const ModelConfig& config() const { return config_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
@@ -184,7 +188,7 @@ class Transformer {
   std::vector<float> positions_;  // [max_len, D] sinusoidal table
   Stack encoder_, decoder_;
   float attention_dropout_ = 0.f;
-  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<rt::ThreadPool> pool_;  // the runtime's pthreadpool wrapper
 
   // State of the last forward, read by backward().
   int batch_ = 0, src_len_ = 0, tgt_len_ = 0;

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "kernels/quantize.h"
-#include "kernels/simd.h"
 
 namespace pmt::rt {
 namespace {
@@ -84,9 +83,9 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
     const float hi = input_quant_.scale * static_cast<float>(127 - input_quant_.zero_point);
     input_quant_ = {std::max(-lo, hi) / 127.f, 0};
   }
-  bias_.clear();
-  if (two_pass_) bias_.assign(out_, 0.f);
-  if (two_pass_ && bias != nullptr) bias_.assign(bias, bias + out_);
+  // The second pass's output carries the float bias, which the combination takes off again.
+  bias_.assign(two_pass_ ? out_ : 0, 0.f);
+  if (two_pass_ && bias != nullptr) std::copy_n(bias, out_, bias_.begin());
   if (options.relu && !per_channel) {
     // The calibrated output range includes the negative values ReLU removes: spend all 256
     // levels on [0, max] instead, which halves the step of the stored activations.
@@ -163,11 +162,6 @@ void Linear::dequantize_output(size_t rows, const int8_t* yq, float* y) const {
     kernels::dequantize_qs8(yq, y, rows * out_, output_quant_.scale, output_quant_.zero_point);
   else
     kernels::dequantize_qs8_channels(yq, channel_step_.data(), channel_offset_.data(), relu_, y, rows, out_);
-}
-
-float dot_qc8(const int8_t* w, float scale, const float* x, size_t n, float* scratch) {
-  kernels::dequantize_row_qc8(w, scale, scratch, n);
-  return kernels::simd::dot(scratch, x, n);
 }
 
 void Linear::run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const {

@@ -86,7 +86,4 @@ class Linear {
   bool relu_ = false, two_pass_ = false;
 };
 
-// scale * (w . x) for an int8 row w of n values and floats x; scratch: n floats.
-float dot_qc8(const int8_t* w, float scale, const float* x, size_t n, float* scratch);
-
 }  // namespace pmt::rt

@@ -6,6 +6,8 @@
 #include "kernels/attention.h"
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
+#include "kernels/quantize.h"
+#include "kernels/simd.h"
 #include "kernels/top_k.h"
 #include "mapped_pages.h"
 
@@ -125,7 +127,7 @@ void Network::bind(ArenaLayout& arena) {
   pos_table_ = arena.take<float>(max_len * D);
   attn_scratch_len_ = max_len;
   attn_scratch_ = arena.take<float>(pool_->threads() * attn_scratch_len_);
-  exact_scratch_ = arena.take<float>(D);
+  refine_row_ = arena.take<float>(D);
   refine_val_ = arena.take<float>(refine_count_);
   refine_idx_ = arena.take<int32_t>(refine_count_);
   src_offset_ = arena.take<int32_t>(limits_.max_batch);
@@ -306,7 +308,8 @@ void Network::refine_logits(size_t rows, const float* h) {
     kernels::top_k(row, V, refine_count_, refine_idx_, refine_val_);
     for (size_t i = 0; i < refine_count_; ++i) {
       const size_t v = refine_idx_[i];
-      row[v] = dot_qc8(static_cast<const int8_t*>(embed_rows_) + v * D, embed_scales_[v], h + r * D, D, exact_scratch_);
+      kernels::dequantize_row_qc8(static_cast<const int8_t*>(embed_rows_) + v * D, embed_scales_[v], refine_row_, D);
+      row[v] = kernels::simd::dot(refine_row_, h + r * D, D);
     }
   }
 }

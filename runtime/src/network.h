@@ -42,7 +42,8 @@ class Network {
   std::string create(const ModelFile& file, const NetworkLimits& limits, bool two_pass, const ThreadPool* pool,
                      bool release_weights);
   // Carves this network's buffers; run once to measure and once on the real arena, where it
-  // also fills the positional encodings and copies the LayerNorm parameters in.
+  // also fills the positional encodings and copies the LayerNorm parameters and the embedding
+  // table in (with release_weights, the file's pages are then all given back).
   void bind(ArenaLayout& arena);
 
   const ModelConfig& config() const { return config_; }
@@ -122,7 +123,7 @@ class Network {
   size_t max_rows_ = 0;  // max(max_batch * max_src_len, slots())
   float *x_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *attn_ = nullptr, *proj_ = nullptr,
         *hidden_ = nullptr, *logits_ = nullptr, *pos_table_ = nullptr, *attn_scratch_ = nullptr,
-        *exact_scratch_ = nullptr, *refine_val_ = nullptr;
+        *refine_row_ = nullptr, *refine_val_ = nullptr;
   // int8 activations: the input of a Linear, its output, and a second output (the second pass,
   // or the FFN's hidden layer when linear2 reads linear1's int8 output as is).
   int8_t *xq_ = nullptr, *yq_ = nullptr, *yq2_ = nullptr;

@@ -2,7 +2,8 @@
 
 namespace pmt::rt {
 
-ThreadPool::ThreadPool(int32_t threads) : threads_(threads) {
+ThreadPool::ThreadPool(int32_t threads, bool yield_workers)
+    : threads_(threads), flags_(yield_workers ? PTHREADPOOL_FLAG_YIELD_WORKERS : 0) {
   if (threads_ > 1) pool_ = pthreadpool_create(static_cast<size_t>(threads_));
 }
 

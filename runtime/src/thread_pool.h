@@ -12,7 +12,10 @@ namespace pmt::rt {
 class ThreadPool {
  public:
   // threads <= 1: everything runs on the calling thread (no pool, no worker threads).
-  explicit ThreadPool(int32_t threads);
+  // yield_workers: workers sleep as soon as a job is done instead of spinning for the next one
+  // (pthreadpool's default), for callers whose jobs alternate with other threaded work (the
+  // trainer's element-wise ops between OpenBLAS GEMMs).
+  explicit ThreadPool(int32_t threads, bool yield_workers = false);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -42,11 +45,12 @@ class ThreadPool {
           auto* context = static_cast<Context*>(c);
           (*context->fn)(begin / context->tile, begin, begin + count);
         },
-        &ctx, n, tile, 0);
+        &ctx, n, tile, flags_);
   }
 
  private:
   int32_t threads_;
+  uint32_t flags_;
   pthreadpool_t pool_ = nullptr;
 };
 

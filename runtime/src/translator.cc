@@ -217,10 +217,6 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
     return Status::error(ErrorCode::kOutOfMemory, "cannot reserve %zu bytes for the arena", measure.bytes());
   rt::ArenaLayout layout(impl->arena.data());
   impl->bind(layout);
-  // Weights were released one by one as XNNPACK packed them, but pages shared by two tensors
-  // stayed, and the norms were just copied out. Only the embedding table is read from the file
-  // from now on, so only its pages come back, when used.
-  if (mapped) rt::release_mapped_pages(f.data(), f.size());
 
   const size_t batch = limits.max_batch;
   impl->sources.resize(batch);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "linear.h"
@@ -50,6 +51,15 @@ struct Fixture {
     for (size_t j = 0; j < kIn; ++j) y += double{w[c * kIn + j]} * xs[r * kIn + j];
     return y;
   }
+  // The range of output channel c over the rows of xs, widened to contain 0.
+  std::pair<double, double> output_range(const std::vector<double>& xs, size_t c) const {
+    double lo = 0, hi = 0;
+    for (size_t r = 0; r < kRows; ++r) {
+      lo = std::min(lo, reference(f_weights, xs, r, c));
+      hi = std::max(hi, reference(f_weights, xs, r, c));
+    }
+    return {lo, hi};
+  }
 };
 
 // Per-channel ranges as the file stores them: binary16, rounded outward. `ranges` is replaced
@@ -88,11 +98,7 @@ TEST_CASE("int8 Linear: within half an output step, shared or per channel") {
   const ActQuant out{1.2f / 255.f, 0};
   std::vector<float> ranges;
   for (size_t c = 0; c < kOut; ++c) {
-    double lo = 0, hi = 0;
-    for (size_t r = 0; r < kRows; ++r) {
-      lo = std::min(lo, f.reference(f.f_weights, xs, r, c));
-      hi = std::max(hi, f.reference(f.f_weights, xs, r, c));
-    }
+    const auto [lo, hi] = f.output_range(xs, c);
     ranges.insert(ranges.end(), {static_cast<float>(lo) - 0.01f * c, static_cast<float>(hi) + 0.05f});
   }
   const std::vector<uint16_t> halves = as_half(&ranges);
@@ -126,11 +132,7 @@ TEST_CASE("int8 Linear in two passes: the input's rounding error nearly vanishes
   const std::vector<double> xs(f.x.begin(), f.x.end());  // the exact input
   std::vector<float> ranges;
   for (size_t c = 0; c < kOut; ++c) {
-    double lo = 0, hi = 0;
-    for (size_t r = 0; r < kRows; ++r) {
-      lo = std::min(lo, f.reference(f.f_weights, xs, r, c));
-      hi = std::max(hi, f.reference(f.f_weights, xs, r, c));
-    }
+    const auto [lo, hi] = f.output_range(xs, c);
     // Room for the second pass's output, kRefine * (W r) + b, r the input's rounding error.
     const double room = hi - lo;
     ranges.insert(ranges.end(), {static_cast<float>(lo - room), static_cast<float>(hi + room)});
