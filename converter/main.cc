@@ -8,6 +8,7 @@
 namespace pmt::cli {
 // Defined next to the code each one drives (converter/<area>/*_cli.cc).
 int cmd_prepare(int, char**);
+int cmd_corpus(int, char**);
 int cmd_vocab(int, char**);
 int cmd_score(int, char**);
 int cmd_train(int, char**);
@@ -21,6 +22,7 @@ namespace {
 // One line per command; each helper file defines its pmt::cli::cmd_* function.
 const std::vector<pmt::cli::Command> kCommands = {
     {"prepare", pmt::cli::cmd_prepare, "build data/<pair>/{train,valid,test}.{en,es} from the SWORD Bible modules"},
+    {"corpus", pmt::cli::cmd_corpus, "build the general-domain corpus (Debian's translated software text + Bible) in data/en-es"},
     {"vocab", pmt::cli::cmd_vocab, "train the shared SentencePiece model on a prepared train split"},
     {"score", pmt::cli::cmd_score, "BLEU and chrF of a hypothesis file against a reference file"},
     {"train", pmt::cli::cmd_train, "train the Transformer on a prepared corpus (or --benchmark training steps)"},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <future>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -180,6 +181,41 @@ bool prepare_corpus(const BibleSources& sources, const PrepareOptions& options,
   return true;
 }
 
+bool read_bible_modules(BibleModules* out, std::string* error) {
+  const char* modules[3] = {"engWEB2015eb", "engKJV2006eb", "spaRV1909eb"};
+  std::string errors[3];
+  std::vector<std::future<bool>> runs;  // the three mod2imp runs are independent: overlap them
+  for (int m = 0; m < 3; ++m) {
+    runs.push_back(std::async(std::launch::async, dump_sword_module, std::string(modules[m]), &out->dumps[m],
+                              &errors[m]));
+  }
+  bool ok = true;
+  for (int m = 0; m < 3; ++m) {
+    if (!runs[m].get() && ok) {
+      *error = errors[m];
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+  out->sources = {parse_imp(out->dumps[0]), parse_imp(out->dumps[1]), parse_imp(out->dumps[2])};
+  return true;
+}
+
+bool write_pairs(const std::vector<SentencePair>& pairs, const std::filesystem::path& dir,
+                 const std::string& stem, std::string* error) {
+  for (const bool english : {true, false}) {
+    const std::filesystem::path path = dir / (stem + (english ? ".en" : ".es"));
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    for (const SentencePair& p : pairs) file << (english ? p.en : p.es) << '\n';
+    file.close();
+    if (!file) {
+      *error = "cannot write " + path.string();
+      return false;
+    }
+  }
+  return true;
+}
+
 bool write_corpus(const PreparedCorpus& corpus, const std::filesystem::path& dir, std::string* error) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -188,17 +224,7 @@ bool write_corpus(const PreparedCorpus& corpus, const std::filesystem::path& dir
     return false;
   }
   for (int s = 0; s < kNumSplits; ++s) {
-    const std::string stem = split_name(static_cast<Split>(s));
-    for (const bool english : {true, false}) {
-      const std::filesystem::path path = dir / (stem + (english ? ".en" : ".es"));
-      std::ofstream file(path, std::ios::binary | std::ios::trunc);
-      for (const SentencePair& p : corpus.splits[s]) file << (english ? p.en : p.es) << '\n';
-      file.close();
-      if (!file) {
-        *error = "cannot write " + path.string();
-        return false;
-      }
-    }
+    if (!write_pairs(corpus.splits[s], dir, split_name(static_cast<Split>(s)), error)) return false;
   }
   return true;
 }

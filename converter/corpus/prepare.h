@@ -68,9 +68,21 @@ struct PreparedCorpus {
   int64_t kjv_train_pairs = 0;  // KJV-RV train pairs (in splits[train] only when asked)
 };
 
+// The dumps of the three modules (mod2imp, run in parallel) and their entries, which point into
+// the dumps: fill in place, never copy.
+struct BibleModules {
+  std::string dumps[3];
+  BibleSources sources;
+};
+bool read_bible_modules(BibleModules* out, std::string* error);
+
 // Fails (false, message) only when the sources hold no verse at all.
 bool prepare_corpus(const BibleSources& sources, const PrepareOptions& options,
                     PreparedCorpus* out, std::string* error);
+
+// Writes <dir>/<stem>.en and <dir>/<stem>.es, one sentence per line (dir must exist).
+bool write_pairs(const std::vector<SentencePair>& pairs, const std::filesystem::path& dir,
+                 const std::string& stem, std::string* error);
 
 // Writes <dir>/{train,valid,test}.{en,es}, one sentence per line, creating dir.
 bool write_corpus(const PreparedCorpus& corpus, const std::filesystem::path& dir, std::string* error);

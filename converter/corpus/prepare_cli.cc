@@ -1,7 +1,6 @@
 // pmt-convert prepare: builds data/<pair>/{train,valid,test}.{en,es} from the SWORD modules.
 #include <chrono>
 #include <cstdio>
-#include <future>
 #include <vector>
 
 #include "corpus/cli_options.h"
@@ -70,25 +69,14 @@ int cmd_prepare(int argc, char** argv) {
   if (out_dir.empty()) out_dir = with_kjv ? "data/web+kjv-rv" : "data/web-rv";
 
   const auto start = std::chrono::steady_clock::now();
-  const char* modules[3] = {"engWEB2015eb", "engKJV2006eb", "spaRV1909eb"};
-  std::string dumps[3], errors[3], error;
-  {  // the three mod2imp runs are independent: overlap them
-    std::vector<std::future<bool>> runs;
-    for (int m = 0; m < 3; ++m) {
-      runs.push_back(std::async(std::launch::async, corpus::dump_sword_module, std::string(modules[m]),
-                                &dumps[m], &errors[m]));
-    }
-    for (int m = 0; m < 3; ++m) {
-      if (!runs[m].get()) {
-        std::fprintf(stderr, "pmt-convert prepare: %s\n", errors[m].c_str());
-        return 2;
-      }
-    }
+  corpus::BibleModules bible;
+  std::string error;
+  if (!corpus::read_bible_modules(&bible, &error)) {
+    std::fprintf(stderr, "pmt-convert prepare: %s\n", error.c_str());
+    return 2;
   }
-  const corpus::BibleSources sources{corpus::parse_imp(dumps[0]), corpus::parse_imp(dumps[1]),
-                                     corpus::parse_imp(dumps[2])};
-  std::printf("read %s, %s, %s with mod2imp in %.1f s\n", modules[0], modules[1], modules[2],
-              seconds_since(start));
+  const corpus::BibleSources& sources = bible.sources;
+  std::printf("read the SWORD modules with mod2imp in %.1f s\n", seconds_since(start));
 
   corpus::PreparedCorpus prepared;
   if (!corpus::prepare_corpus(sources, {.add_kjv_to_train = with_kjv}, &prepared, &error)) {

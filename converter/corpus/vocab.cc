@@ -5,6 +5,7 @@
 
 #include <sentencepiece_trainer.h>
 
+#include "corpus/normalization.h"
 #include "pocketmt/config.h"
 
 namespace pmt::corpus {
@@ -53,11 +54,16 @@ class LinesIterator : public sentencepiece::SentenceIterator {
 bool train_vocab(const std::vector<std::filesystem::path>& inputs,
                  const std::filesystem::path& model_prefix, const VocabOptions& options,
                  std::string* error) {
+  const std::filesystem::path rules = model_prefix.string() + ".normalization.tsv";
+  if (!write_normalization_tsv(rules, error)) return false;
   const std::unordered_map<std::string, std::string> spec = {
       {"model_prefix", model_prefix.string()},
       {"model_type", "unigram"},
       {"vocab_size", std::to_string(options.vocab_size)},
-      {"character_coverage", "1.0"},
+      {"character_coverage", options.character_coverage},
+      {"normalization_rule_tsv", rules.string()},
+      {"byte_fallback", "true"},   // no input character is ever <unk>
+      {"split_digits", "true"},    // numbers are spelled digit by digit, so they copy through
       {"pad_id", std::to_string(kPadId)},
       {"unk_id", std::to_string(kUnkId)},
       {"bos_id", std::to_string(kBosId)},

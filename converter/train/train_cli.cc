@@ -36,7 +36,9 @@ constexpr char kUsage[] =
     "  --data DIR            corpus folder (default data/web-rv)\n"
     "  --spm FILE            SentencePiece model (default <data>/spm.model)\n"
     "  --src LANG --tgt LANG file suffixes of source and target (default en, es)\n"
-    "  --preset NAME         tiny | small | base (default small; a resume takes the checkpoint's)\n"
+    "  --preset NAME         tiny | small | general | base (default small; a resume takes the\n"
+    "                        checkpoint's)\n"
+    "  --vocab-size N        override the preset's vocabulary size (the SentencePiece model's)\n"
     "  --dropout P --label-smoothing E   override the preset's values\n"
     "  --pre-ln              pre-LN layers (+ final norms) instead of the paper's post-LN\n"
     "optimization (a resume reuses the checkpoint's values unless given):\n"
@@ -153,13 +155,13 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
 
 int cmd_train(int argc, char** argv) {
   std::string data_dir = "data/web-rv", spm_path, src_lang = "en", tgt_lang = "es", preset, out_dir, resume;
-  std::string dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
+  std::string vocab_size_s, dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
   std::string log_every_s = "10", eval_every_s = "200", eval_sentences_s = "100", keep_s = "5", average_s = "0";
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
   bool pre_ln = false, overwrite = false, benchmark = false;
   const Option options[] = {
       {"--data", &data_dir}, {"--spm", &spm_path}, {"--src", &src_lang}, {"--tgt", &tgt_lang}, {"--preset", &preset},
-      {"--dropout", &dropout}, {"--label-smoothing", &label_smoothing}, {"--pre-ln", nullptr, &pre_ln},
+      {"--vocab-size", &vocab_size_s}, {"--dropout", &dropout}, {"--label-smoothing", &label_smoothing}, {"--pre-ln", nullptr, &pre_ln},
       {"--steps", &steps_s}, {"--batch-tokens", &batch_tokens_s}, {"--warmup", &warmup_s}, {"--lr-scale", &lr_scale_s},
       {"--clip", &clip_s}, {"--seed", &seed_s}, {"--threads", &threads_s}, {"--out", &out_dir},
       {"--log-every", &log_every_s}, {"--eval-every", &eval_every_s}, {"--eval-sentences", &eval_sentences_s},
@@ -180,7 +182,7 @@ int cmd_train(int argc, char** argv) {
   if (!preset.empty() || !have_config) {
     ModelConfig c;
     if (!preset_config(preset.empty() ? "small" : preset, &c))
-      return fail("unknown preset '" + preset + "' (tiny, small, base)");
+      return fail("unknown preset '" + preset + "' (tiny, small, general, base)");
     if (have_config && !(c == opt.config)) {
       // Overrides below may legitimately differ from the preset; compare what the checkpoint holds.
       c.dropout = opt.config.dropout;
@@ -189,6 +191,12 @@ int cmd_train(int argc, char** argv) {
       if (!(c == opt.config)) return fail("--preset " + preset + " does not match the model in " + resume);
     }
     opt.config = c;
+  }
+  if (!vocab_size_s.empty()) {
+    long n = 0;
+    if (!parse_long("--vocab-size", vocab_size_s, 8, 1 << 20, &n)) return 2;
+    if (have_config && n != opt.config.vocab_size) return fail("--vocab-size does not match the model in " + resume);
+    opt.config.vocab_size = static_cast<int32_t>(n);
   }
   double d = 0;
   if (!dropout.empty()) {

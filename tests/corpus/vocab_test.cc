@@ -57,12 +57,12 @@ TEST_CASE("the vocabulary has the fixed special ids and round-trips text") {
   write_corpus(tmp.path);
   const std::vector<fs::path> inputs = {tmp.path / "train.en", tmp.path / "train.es"};
   std::string error;
-  REQUIRE_MESSAGE(pmt::corpus::train_vocab(inputs, tmp.path / "a", {.vocab_size = 50}, &error), error);
+  REQUIRE_MESSAGE(pmt::corpus::train_vocab(inputs, tmp.path / "a", {.vocab_size = 300}, &error), error);
   REQUIRE(fs::exists(tmp.path / "a.vocab"));
 
   sentencepiece::SentencePieceProcessor sp;
   REQUIRE(sp.Load((tmp.path / "a.model").string()).ok());
-  CHECK(sp.GetPieceSize() == 50);
+  CHECK(sp.GetPieceSize() == 300);
   CHECK(sp.pad_id() == 0);
   CHECK(sp.unk_id() == 1);
   CHECK(sp.bos_id() == 2);
@@ -74,7 +74,7 @@ TEST_CASE("the vocabulary has the fixed special ids and round-trips text") {
                                  "la casa verde es grande y roja."}) {
     std::vector<int> ids;
     REQUIRE(sp.Encode(text, &ids).ok());
-    for (int id : ids) CHECK(id != sp.unk_id());  // character coverage 1.0: all seen characters
+    for (int id : ids) CHECK(id != sp.unk_id());  // byte fallback: nothing is <unk>
     std::string back;
     REQUIRE(sp.Decode(ids, &back).ok());
     CHECK(back == text);
@@ -83,9 +83,43 @@ TEST_CASE("the vocabulary has the fixed special ids and round-trips text") {
   // Same input, same bytes (the model records its output prefix, so train to the same one).
   const std::string model = read_bytes(tmp.path / "a.model"), vocab = read_bytes(tmp.path / "a.vocab");
   fs::remove(tmp.path / "a.model");
-  REQUIRE(pmt::corpus::train_vocab(inputs, tmp.path / "a", {.vocab_size = 50}, &error));
+  REQUIRE(pmt::corpus::train_vocab(inputs, tmp.path / "a", {.vocab_size = 300}, &error));
   CHECK(read_bytes(tmp.path / "a.model") == model);
   CHECK(read_bytes(tmp.path / "a.vocab") == vocab);
+}
+
+TEST_CASE("the shared normalization: quotes, dashes, numbers and unseen characters") {
+  TempDir tmp;
+  write_corpus(tmp.path);
+  std::string error;
+  REQUIRE_MESSAGE(pmt::corpus::train_vocab({tmp.path / "train.en", tmp.path / "train.es"}, tmp.path / "n",
+                                           {.vocab_size = 300}, &error), error);
+  sentencepiece::SentencePieceProcessor sp;
+  REQUIRE(sp.Load((tmp.path / "n.model").string()).ok());
+  const auto encode = [&](const std::string& text) {
+    std::vector<int> ids;
+    REQUIRE(sp.Encode(text, &ids).ok());
+    return ids;
+  };
+  // Typeset and keyboard punctuation are one input (NFKC leaves these alone: the table does it).
+  CHECK(encode("the dog’s “red” house – big") == encode("the dog's \"red\" house - big"));
+  CHECK(encode("‘a’ „a‟ ′ ´ `") == encode("'a' \"a\" ' ' '"));
+  CHECK(encode("a ― b") == encode("a — b"));
+  CHECK(encode("«la casa»") != encode("\"la casa\""));  // Spanish quotes are kept
+  // NFKC: full-width letters and the ellipsis character.
+  CHECK(encode("ｔｈｅ dog…") == encode("the dog..."));
+  // Digits are single pieces, so any number is spelled out and decodes back exactly.
+  const std::vector<int> number = encode("2024");
+  CHECK(number.size() >= 4);
+  for (const int id : encode("0123456789 1,250.75")) CHECK(id != sp.unk_id());
+  // Characters never seen in training are byte pieces, never <unk>, and decode back.
+  for (const std::string text : {"café € 5 日本 🙂", "$ & = @ / # % ~ ^ |"}) {
+    const std::vector<int> ids = encode(text);
+    for (const int id : ids) CHECK(id != sp.unk_id());
+    std::string back;
+    REQUIRE(sp.Decode(ids, &back).ok());
+    CHECK(back == text);
+  }
 }
 
 TEST_CASE("missing input is an error, not a crash") {

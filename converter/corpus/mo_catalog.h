@@ -1,0 +1,24 @@
+// Reading compiled gettext catalogs (.mo files, GNU gettext's binary format): the pairs of
+// original (English) and translated strings that `msgunfmt` would print.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pmt::corpus {
+
+// One message of a catalog. Plural messages keep the singular pair only (msgid / msgstr[0]):
+// the plural forms of Spanish and English do not line up one to one.
+struct MoMessage {
+  std::string context;  // msgctxt, empty when none
+  std::string source;   // msgid
+  std::string target;   // msgstr (msgstr[0] for plurals)
+};
+
+// Parses the bytes of a .mo file of either byte order. The header entry (empty msgid) and
+// untranslated entries are skipped. False with *error when the bytes are not a well-formed
+// catalog (bad magic, a table or string outside the file).
+bool parse_mo(std::string_view bytes, std::vector<MoMessage>* out, std::string* error);
+
+}  // namespace pmt::corpus
