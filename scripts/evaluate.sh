@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Scores a model on every evaluation set beside Apertium (rule-based, Debian apertium-eng-spa), in
+# one run, with the project's scorer (BLEU and chrF2, sacreBLEU defaults), and checks the shared
+# normalization end to end: curly vs keyboard quotes, ALL-CAPS input, numbers kept.
+#   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium]
+#   scripts/evaluate.sh --checkpoint CKPT --spm SPM [--calib PREFIX] [--out DIR]   (exports both)
+# Sets: data/en-es/test.{gettext,bible} (pmt-convert corpus) and tests/data/everyday/everyday.
+# Writes DIR/<set>.<system>.es and DIR/results.md (default DIR: runs/evaluate).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+convert=build/converter/pmt-convert
+translate=build/examples/translate
+int8="" fp32="" ckpt="" spm="" calib=data/en-es/train out=runs/evaluate apertium=1
+while (($#)); do
+  case "$1" in
+    --int8) int8=$2; shift 2 ;;
+    --fp32) fp32=$2; shift 2 ;;
+    --checkpoint) ckpt=$2; shift 2 ;;
+    --spm) spm=$2; shift 2 ;;
+    --calib) calib=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --no-apertium) apertium=0; shift ;;
+    *) echo "evaluate.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+if [[ -n "$ckpt" ]]; then
+  [[ -n "$spm" ]] || { echo "evaluate.sh: --checkpoint needs --spm" >&2; exit 2; }
+  for dtype in f32 int8; do
+    "$convert" export --checkpoint "$ckpt" --spm "$spm" --out "$out/model-$dtype.pmt" --dtype "$dtype" \
+      --calib-data "$calib" | tail -n 1
+  done
+  fp32=$out/model-f32.pmt int8=$out/model-int8.pmt
+fi
+[[ -n "$int8" || -n "$fp32" ]] || { echo "evaluate.sh: give --int8, --fp32 or --checkpoint" >&2; exit 2; }
+if ((apertium)) && ! command -v apertium >/dev/null; then
+  echo "evaluate.sh: apertium not installed (apt-get install apertium-eng-spa), or pass --no-apertium" >&2
+  exit 2
+fi
+
+sets=(gettext:data/en-es/test.gettext bible:data/en-es/test.bible everyday:tests/data/everyday/everyday)
+score() { "$convert" score --hyp "$1" --ref "$2" | awk '/^BLEU/{b=$3} /^chrF2/{c=$3} END{printf "%s | %s", b, c}'; }
+{
+  echo "| set | lines | system | BLEU | chrF2 |"
+  echo "|---|--:|---|--:|--:|"
+} >"$out/results.md"
+for entry in "${sets[@]}"; do
+  name=${entry%%:*} prefix=${entry#*:}
+  [[ -f "$prefix.en" ]] || { echo "evaluate.sh: $prefix.en missing (run pmt-convert corpus)" >&2; exit 2; }
+  lines=$(wc -l <"$prefix.en")
+  systems=()
+  if ((apertium)); then
+    apertium -u eng-spa <"$prefix.en" >"$out/$name.apertium.es"
+    systems+=(apertium)
+  fi
+  for model in fp32:"$fp32" int8:"$int8"; do
+    [[ -n "${model#*:}" ]] || continue
+    for beam in 1 4; do
+      sys=${model%%:*}-beam$beam
+      "$translate" --model "${model#*:}" --input "$prefix.en" --beam $beam --batch 8 >"$out/$name.$sys.es"
+      systems+=("$sys")
+    done
+  done
+  for sys in "${systems[@]}"; do
+    echo "| $name | $lines | $sys | $(score "$out/$name.$sys.es" "$prefix.es") |" >>"$out/results.md"
+  done
+done
+
+# Normalization end to end, on the everyday set with the int8 model (or the fp32 one).
+model=${int8:-$fp32}
+everyday=tests/data/everyday/everyday.en
+sed "s/'/\xe2\x80\x99/g; s/\"\([^\"]*\)\"/\xe2\x80\x9c\1\xe2\x80\x9d/g" "$everyday" >"$out/everyday.curly.en"
+"$translate" --model "$model" --input "$out/everyday.curly.en" --beam 4 >"$out/everyday.curly.es"
+base=$out/everyday.${int8:+int8}${int8:-fp32}-beam4.es
+same_quotes=$(paste -d '\t' "$base" "$out/everyday.curly.es" | awk -F'\t' '$1 == $2' | wc -l)
+sed 's/.*/\U&/' "$everyday" >"$out/everyday.caps.en"
+"$translate" --model "$model" --input "$out/everyday.caps.en" --beam 4 >"$out/everyday.caps.es"
+same_caps=$(paste -d '\t' "$base" "$out/everyday.caps.es" | awk -F'\t' 'tolower($1) == tolower($2)' | wc -l)
+numbers=tests/data/numbers/numbers.en
+"$translate" --model "$model" --input "$numbers" --beam 4 >"$out/numbers.es"
+# A number is kept when each digit run of the source (separators between digits removed) is a
+# digit run of the output.
+kept=$(paste -d '\t' "$numbers" "$out/numbers.es" | python3 -c '
+import re, sys
+def runs(s): return re.findall(r"\d+", re.sub(r"(?<=\d)[.,](?=\d)", "", s))
+ok = 0
+for line in sys.stdin:
+    en, es = line.rstrip("\n").split("\t", 1)
+    have = runs(es)
+    ok += all(r in have for r in runs(en))
+print(ok)')
+{
+  echo
+  echo "Normalization checks ($model, beam 4):"
+  echo "- curly quotes and apostrophes vs keyboard ones: identical output on $same_quotes of $(wc -l <"$everyday") everyday sentences"
+  echo "- ALL-CAPS input: same words as the normal-case output (case-insensitive) on $same_caps of $(wc -l <"$everyday")"
+  echo "- numbers: every digit run kept on $kept of $(wc -l <"$numbers") sentences"
+} >>"$out/results.md"
+cat "$out/results.md"
