@@ -2,7 +2,7 @@
 # Scores a model on every evaluation set beside Apertium (rule-based, Debian apertium-eng-spa), in
 # one run, with the project's scorer (BLEU and chrF2, sacreBLEU defaults), and checks the shared
 # normalization end to end: curly vs keyboard quotes, ALL-CAPS input, numbers kept.
-#   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium]
+#   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium] [--int8-passes P]
 #   scripts/evaluate.sh --checkpoint CKPT --spm SPM [--calib PREFIX] [--out DIR]   (exports both)
 # Sets: data/en-es/test.{gettext,bible} (pmt-convert corpus) and tests/data/everyday/everyday.
 # Writes DIR/<set>.<system>.es and DIR/results.md (default DIR: runs/evaluate).
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 convert=build/converter/pmt-convert
 translate=build/examples/translate
-int8="" fp32="" ckpt="" spm="" calib=data/en-es/train out=runs/evaluate apertium=1
+int8="" fp32="" ckpt="" spm="" calib=data/en-es/train out=runs/evaluate apertium=1 passes=2
 while (($#)); do
   case "$1" in
     --int8) int8=$2; shift 2 ;;
@@ -20,6 +20,7 @@ while (($#)); do
     --calib) calib=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --no-apertium) apertium=0; shift ;;
+    --int8-passes) passes=$2; shift 2 ;;
     *) echo "evaluate.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -57,7 +58,8 @@ for entry in "${sets[@]}"; do
     [[ -n "${model#*:}" ]] || continue
     for beam in 1 4; do
       sys=${model%%:*}-beam$beam
-      "$translate" --model "${model#*:}" --input "$prefix.en" --beam $beam --batch 8 >"$out/$name.$sys.es"
+      "$translate" --model "${model#*:}" --input "$prefix.en" --beam $beam --batch 8 --int8-passes "$passes" \
+        >"$out/$name.$sys.es"
       systems+=("$sys")
     done
   done
@@ -70,25 +72,27 @@ done
 model=${int8:-$fp32}
 everyday=tests/data/everyday/everyday.en
 sed "s/'/\xe2\x80\x99/g; s/\"\([^\"]*\)\"/\xe2\x80\x9c\1\xe2\x80\x9d/g" "$everyday" >"$out/everyday.curly.en"
-"$translate" --model "$model" --input "$out/everyday.curly.en" --beam 4 >"$out/everyday.curly.es"
+"$translate" --model "$model" --int8-passes "$passes" --input "$out/everyday.curly.en" --beam 4 >"$out/everyday.curly.es"
 base=$out/everyday.${int8:+int8}${int8:-fp32}-beam4.es
 same_quotes=$(paste -d '\t' "$base" "$out/everyday.curly.es" | awk -F'\t' '$1 == $2' | wc -l)
 sed 's/.*/\U&/' "$everyday" >"$out/everyday.caps.en"
-"$translate" --model "$model" --input "$out/everyday.caps.en" --beam 4 >"$out/everyday.caps.es"
+"$translate" --model "$model" --int8-passes "$passes" --input "$out/everyday.caps.en" --beam 4 >"$out/everyday.caps.es"
 same_caps=$(paste -d '\t' "$base" "$out/everyday.caps.es" | awk -F'\t' 'tolower($1) == tolower($2)' | wc -l)
 numbers=tests/data/numbers/numbers.en
-"$translate" --model "$model" --input "$numbers" --beam 4 >"$out/numbers.es"
+"$translate" --model "$model" --int8-passes "$passes" --input "$numbers" --beam 4 >"$out/numbers.es"
 # A number is kept when each digit run of the source (separators between digits removed) is a
-# digit run of the output.
-kept=$(paste -d '\t' "$numbers" "$out/numbers.es" | python3 -c '
-import re, sys
-def runs(s): return re.findall(r"\d+", re.sub(r"(?<=\d)[.,](?=\d)", "", s))
-ok = 0
-for line in sys.stdin:
-    en, es = line.rstrip("\n").split("\t", 1)
-    have = runs(es)
-    ok += all(r in have for r in runs(en))
-print(ok)')
+# digit run of the output, counted with multiplicity (tests/data/numbers/README.md).
+kept=$(paste -d '\t' "$numbers" "$out/numbers.es" | awk -F'\t' '
+  function runs(s, out,   n) {
+    while (match(s, /[0-9][.,][0-9]/)) s = substr(s, 1, RSTART) substr(s, RSTART + 2)
+    n = 0
+    while (match(s, /[0-9]+/)) { out[++n] = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH) }
+    return n
+  }
+  { split("", en); split("", es); ne = runs($1, en); nh = runs($2, es); ok = 1
+    for (i = 1; i <= ne; i++) { found = 0; for (j = 1; j <= nh && !found; j++) if (en[i] == es[j]) { found = 1; es[j] = "" } if (!found) ok = 0 }
+    kept += ok }
+  END { print kept + 0 }')
 {
   echo
   echo "Normalization checks ($model, beam 4):"

@@ -13,6 +13,7 @@ packages=(
   libsentencepiece-dev sentencepiece
   libopenblas-dev zlib1g-dev
   libsword-utils sword-text-web sword-text-kjv sword-text-sparv
+  apertium-eng-spa
 )
 if [[ "${1:-}" == "--torch" ]]; then
   packages+=(python3 python3-torch python3-numpy python3-matplotlib)
