@@ -11,6 +11,7 @@
 #include "corpus/cli_options.h"
 #include "corpus/debian_packages.h"
 #include "corpus/help_pages.h"
+#include "corpus/libreoffice_help.h"
 #include "corpus/message_cleaning.h"
 #include "corpus/mo_catalog.h"
 #include "corpus/software_text.h"
@@ -22,22 +23,27 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: pmt-convert corpus [--out DIR] [--cache DIR] [--sources LIST] [--packages FILE]\n"
-    "                          [--help-packages FILE] [--offline] [--caps-percent N] [--max-held-out N]\n"
+    "                          [--help-packages FILE] [--libreoffice-packages FILE] [--offline]\n"
+    "                          [--caps-percent N] [--max-held-out N]\n"
     "  Builds the general-domain English->Spanish corpus from text Debian ships translated (fetched\n"
     "  with apt-get download into the cache, read with dpkg-deb, never installed), cleaned and split\n"
     "  by document, plus the WEB-RV1909 Bible pairs. Sources, in the order they are deduplicated:\n"
     "    gettext  the Spanish gettext catalogs of the packages in --packages (split by package)\n"
     "    help     GNOME/MATE help pages (usr/share/help/{C,es}) of the packages in --help-packages,\n"
     "             aligned block by block (split by page)\n"
+    "    libreoffice  LibreOffice help pages (HTML, en-US and es) of the packages in\n"
+    "             --libreoffice-packages, aligned by paragraph id (split by page)\n"
     "  Writes DIR/train.{en,es} (every source, with ALL-CAPS copies of some pairs), DIR/valid.{en,es}\n"
     "  (the sources interleaved), DIR/{valid,test}.<source>.{en,es} and DIR/report.txt.\n"
     "  --out DIR           output folder (default data/en-es)\n"
     "  --cache DIR         downloaded and extracted packages (default $XDG_CACHE_HOME/pocketmt,\n"
     "                      else ~/.cache/pocketmt); a second run downloads nothing\n"
-    "  --sources LIST      comma-separated sources (default gettext,help)\n"
+    "  --sources LIST      comma-separated sources (default gettext,help,libreoffice)\n"
     "  --packages FILE     gettext package list, one name a line (default\n"
     "                      converter/corpus/sources/gettext-packages.txt)\n"
     "  --help-packages FILE  help package list (default converter/corpus/sources/help-packages.txt)\n"
+    "  --libreoffice-packages FILE  LibreOffice help packages, English and Spanish (default\n"
+    "                      converter/corpus/sources/libreoffice-packages.txt)\n"
     "  --offline           use only what the cache holds\n"
     "  --caps-percent N    share of train pairs also added in capitals (default 4)\n"
     "  --max-held-out N    pairs kept per held-out set and source (default 2000)\n";
@@ -66,9 +72,10 @@ bool read_package_list(const fs::path& path, std::vector<std::string>* packages,
   return true;
 }
 
-// What the help source found, page by page (a page is counted once, under the first that applies).
+// What a help source found, page by page (a page is counted once, under the first that applies);
+// left_out: blocks with an empty link (GNOME), paragraphs with system-specific variants (LibreOffice).
 struct PageCounts {
-  int64_t pages = 0, untranslated = 0, unparsable = 0, unaligned = 0, aligned = 0, incomplete_blocks = 0;
+  int64_t pages = 0, untranslated = 0, unparsable = 0, unaligned = 0, aligned = 0, left_out = 0;
 };
 
 // A source: its package list and how one cached .deb becomes documents. Extractions stay in
@@ -121,7 +128,48 @@ bool read_help_pages(const std::string& package, const fs::path& dir, const std:
       continue;
     }
     corpus::RawDocument doc{package + "/" + rel.generic_string(), {}};
-    if (!corpus::align_help_blocks(en, es, &doc.pairs, &counts->incomplete_blocks)) {
+    if (!corpus::align_help_blocks(en, es, &doc.pairs, &counts->left_out)) {
+      ++counts->unaligned;
+      continue;
+    }
+    ++counts->aligned;
+    documents->push_back(std::move(doc));
+  }
+  return true;
+}
+
+// The LibreOffice help pages: each English page (help/en-US/, from one of the extracted packages)
+// whose Spanish page is at the same path under help/es/ is a document ("text/shared/....html").
+bool read_libreoffice_pages(const std::vector<fs::path>& dirs, std::vector<corpus::RawDocument>* documents,
+                            PageCounts* counts, std::string* error) {
+  fs::path en_root, es_root;
+  for (const fs::path& dir : dirs) {
+    if (fs::is_directory(dir / "usr/share/libreoffice/help/en-US")) en_root = dir / "usr/share/libreoffice/help/en-US";
+    if (fs::is_directory(dir / "usr/share/libreoffice/help/es")) es_root = dir / "usr/share/libreoffice/help/es";
+  }
+  if (en_root.empty() || es_root.empty()) {
+    *error = "the libreoffice packages hold no help/en-US and help/es pages";
+    return false;
+  }
+  std::vector<fs::path> pages;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(en_root, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".html") pages.push_back(entry.path());
+  }
+  std::sort(pages.begin(), pages.end());
+  for (const fs::path& en_file : pages) {
+    const fs::path rel = en_file.lexically_relative(en_root);
+    ++counts->pages;
+    if (!fs::exists(es_root / rel)) {
+      ++counts->untranslated;
+      continue;
+    }
+    std::string en_html, es_html;
+    if (!corpus::read_file(en_file, &en_html, error) || !corpus::read_file(es_root / rel, &es_html, error)) return false;
+    corpus::RawDocument doc{rel.generic_string(), {}};
+    if (!corpus::align_libreoffice_paragraphs(corpus::parse_libreoffice_page(en_html),
+                                              corpus::parse_libreoffice_page(es_html), &doc.pairs,
+                                              &counts->left_out)) {
       ++counts->unaligned;
       continue;
     }
@@ -154,14 +202,16 @@ uint32_t text_hash(const std::string& s) {
 }  // namespace
 
 int cmd_corpus(int argc, char** argv) {
-  std::string out_dir = "data/en-es", cache_arg, sources_arg = "gettext,help";
+  std::string out_dir = "data/en-es", cache_arg, sources_arg = "gettext,help,libreoffice";
   std::string gettext_list = "converter/corpus/sources/gettext-packages.txt";
   std::string help_list = "converter/corpus/sources/help-packages.txt";
+  std::string libreoffice_list = "converter/corpus/sources/libreoffice-packages.txt";
   std::string caps_arg = "4", held_out_arg = "2000";
   bool offline = false;
   const Option options[] = {{"--out", &out_dir},         {"--cache", &cache_arg},
                             {"--sources", &sources_arg}, {"--packages", &gettext_list},
-                            {"--help-packages", &help_list}, {"--offline", nullptr, &offline},
+                            {"--help-packages", &help_list}, {"--libreoffice-packages", &libreoffice_list},
+                            {"--offline", nullptr, &offline},
                             {"--caps-percent", &caps_arg},   {"--max-held-out", &held_out_arg}};
   if (auto r = parse_options("corpus", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
   long caps_percent = 0, max_held_out = 0;
@@ -180,12 +230,13 @@ int cmd_corpus(int argc, char** argv) {
       {"gettext", gettext_list, "gettext-es", {"./usr/share/locale/es/LC_MESSAGES/*.mo"}, 1},
       {"help", help_list, "help",
        {"./usr/share/help/C/*.page", "./usr/share/help/C/*.xml", "./usr/share/help/C/*.docbook",
-        "./usr/share/help/es/*.page", "./usr/share/help/es/*.xml", "./usr/share/help/es/*.docbook"}, 2}};
+        "./usr/share/help/es/*.page", "./usr/share/help/es/*.xml", "./usr/share/help/es/*.docbook"}, 2},
+      {"libreoffice", libreoffice_list, "libreoffice", {"./usr/share/libreoffice/help/*.html"}, 2}};
   std::vector<const Source*> chosen;
   std::istringstream names(sources_arg);
   for (std::string name; std::getline(names, name, ',');) {
     const auto it = std::find_if(std::begin(known), std::end(known), [&](const Source& s) { return s.name == name; });
-    if (it == std::end(known)) return fail("unknown source '" + name + "' (known: gettext, help)", 2);
+    if (it == std::end(known)) return fail("unknown source '" + name + "' (known: gettext, help, libreoffice)", 2);
     if (std::find(chosen.begin(), chosen.end(), &*it) != chosen.end()) return fail("source '" + name + "' given twice", 2);
     chosen.push_back(&*it);
   }
@@ -203,6 +254,7 @@ int cmd_corpus(int argc, char** argv) {
     if (!offline && !corpus::download_packages(packages, cache / "debs", &missing, &error)) return fail(error, 1);
     std::vector<corpus::RawDocument> documents;
     PageCounts pages;
+    std::vector<fs::path> extracted;  // libreoffice: the pages of all its packages are paired at the end
     int unreadable = 0, read = 0;
     for (size_t i = 0; i < packages.size(); ++i) {
       const fs::path deb = corpus::cached_deb(cache / "debs", packages[i]);
@@ -212,9 +264,10 @@ int cmd_corpus(int argc, char** argv) {
       }
       const fs::path dir = cache / source->subdir / packages[i];
       std::vector<fs::path> files;
-      const bool ok = corpus::extract_cached(deb, source->patterns, dir, &files, &error) &&
-                      (source->name == "help" ? read_help_pages(packages[i], dir, files, &documents, &pages, &error)
-                                              : read_catalogs(packages[i], files, &documents, &error));
+      bool ok = corpus::extract_cached(deb, source->patterns, dir, &files, &error);
+      if (ok && source->name == "gettext") ok = read_catalogs(packages[i], files, &documents, &error);
+      if (ok && source->name == "help") ok = read_help_pages(packages[i], dir, files, &documents, &pages, &error);
+      if (ok && source->name == "libreoffice") extracted.push_back(dir);
       if (!ok) {
         std::fprintf(stderr, "warning: %s: %s (skipped)\n", packages[i].c_str(), error.c_str());
         ++unreadable;
@@ -227,6 +280,9 @@ int cmd_corpus(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
+    if (source->name == "libreoffice" && !read_libreoffice_pages(extracted, &documents, &pages, &error)) {
+      return fail(error, 1);
+    }
     built.push_back(corpus::build_software_corpus(documents, source->held_out_buckets, &seen));
     const corpus::SoftwareCorpus& corpus = built.back();
     sources.emplace_back(source->name, corpus.splits);
@@ -236,10 +292,12 @@ int cmd_corpus(int argc, char** argv) {
       << unreadable << " unreadable, " << read << " read; " << corpus.documents[0] << " train / "
       << corpus.documents[1] << " valid / " << corpus.documents[2] << " test documents\n";
     for (const std::string& m : missing) r << "  not downloadable: " << m << "\n";
-    if (source->name == "help") {
-      r << "help pages: " << pages.pages << " in C, " << pages.untranslated << " without a Spanish page, "
-        << pages.unparsable << " unparsable, " << pages.unaligned << " with different block sequences, "
-        << pages.aligned << " aligned; " << pages.incomplete_blocks << " blocks left out (empty links)\n";
+    if (source->name != "gettext") {
+      r << source->name << " pages: " << pages.pages << " originals, " << pages.untranslated
+        << " without a Spanish page, " << pages.unparsable << " unparsable, " << pages.unaligned
+        << " with different block or id sequences, " << pages.aligned << " aligned; " << pages.left_out
+        << (source->name == "help" ? " blocks with empty links" : " paragraphs with system-specific variants")
+        << " left out\n";
     }
     r << source->name << " pairs: " << c.raw << " raw\n"
       << "  dropped by rule: empty " << c.empty << ", length " << c.length << ", untranslated " << c.untranslated
@@ -286,10 +344,10 @@ int cmd_corpus(int argc, char** argv) {
   }
   if (!ok) return fail(error, 1);
 
-  r << "source   split  pairs     words en   words es\n";
+  r << "source      split  pairs     words en   words es\n";
   const auto row = [&](const std::string& source, const char* split, const std::vector<corpus::SentencePair>& pairs) {
     char line[160];
-    std::snprintf(line, sizeof line, "%-8s %-6s %8zu %10lld %10lld\n", source.c_str(), split, pairs.size(),
+    std::snprintf(line, sizeof line, "%-11s %-6s %8zu %10lld %10lld\n", source.c_str(), split, pairs.size(),
                   static_cast<long long>(words(pairs, true)), static_cast<long long>(words(pairs, false)));
     r << line;
   };
