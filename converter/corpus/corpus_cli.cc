@@ -78,13 +78,13 @@ struct PageCounts {
   int64_t pages = 0, untranslated = 0, unparsable = 0, unaligned = 0, aligned = 0, left_out = 0;
 };
 
-// A source: its package list and how one cached .deb becomes documents. Extractions stay in
+// A source: its package list and the members it extracts from each .deb. Extractions stay in
 // <cache>/<subdir>/<package> so that a second run reads only the extracted files.
 struct Source {
   std::string name, list_path;
   const char* subdir;
   std::vector<std::string> patterns;
-  int held_out_buckets;  // split_of_document: help has ~2,000 pages, gettext ~1,400 packages
+  int held_out_buckets;  // split_of_document: a help page gives ~10 pairs, so 2% of pages is too few
 };
 
 // The Spanish catalogs of one package: one document.
@@ -246,7 +246,7 @@ int cmd_corpus(int argc, char** argv) {
   std::ostringstream r;
   std::vector<std::pair<std::string, const std::vector<corpus::SentencePair>*>> sources;  // name, splits
   std::vector<corpus::SoftwareCorpus> built;
-  built.reserve(chosen.size());
+  built.reserve(chosen.size());  // `sources` points into it
   corpus::SeenEnglish seen;
   for (const Source* source : chosen) {
     std::vector<std::string> packages, missing;

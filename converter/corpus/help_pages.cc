@@ -230,7 +230,7 @@ class BlockWriter {
       }
       return;
     }
-    if ((name == "link" || name == "xref") && !has_text(n)) block->complete = false;
+    if ((name == "link" || name == "ulink" || name == "xref") && !has_text(n)) block->complete = false;
     content(n, block);
   }
 

@@ -19,7 +19,8 @@ namespace pmt::corpus {
 struct HelpBlock {
   std::string element;
   std::string text;
-  bool complete = true;  // false when an empty <link xref/> or <xref/> stands for a title elsewhere
+  bool complete = true;  // false when an empty <link>, <ulink> or <xref> stands for a title or URL
+                         // that is not in the text
 };
 
 // The text blocks of one page in document order:

@@ -138,6 +138,8 @@ TEST_CASE("help: DocBook entities, menu choices, paras around lists and verbatim
   CHECK(blocks[6].text == "Para cell");
   CHECK(blocks[7].text == "See . a &lt; b ");
   CHECK(!blocks[7].complete);
+  CHECK(!blocks_of("<article><para>Visit <ulink url=\"http://x.org\"/> now.</para></article>")[0].complete);
+  CHECK(blocks_of("<article><para>Visit <ulink url=\"http://x.org\">the site</ulink>.</para></article>")[0].complete);
 }
 
 TEST_CASE("help: XML this reader does not accept gives a message with the line") {
