@@ -24,10 +24,10 @@ struct HelpBlock {
 };
 
 // The text blocks of one page in document order:
-//  - text blocks are p, title, subtitle, desc, item, td, th (Mallard) and para, simpara, title,
-//    subtitle, term, entry, member, refpurpose, attribution (DocBook); when one holds other
-//    blocks (an <entry> holding <para>s, a <para> holding a list), the text around them gives
-//    blocks of its own;
+//  - text blocks are p, title, subtitle, desc (Mallard, whose item, td and th hold <p>s) and
+//    para, simpara, title, subtitle, term, entry, member, refpurpose, attribution (DocBook); when
+//    one holds other blocks (an <entry> holding <para>s, a <para> holding a list), the text around
+//    them gives blocks of its own;
 //  - verbatim blocks (screen, programlisting, synopsis, literallayout, code outside a text block),
 //    editorial comments, credits, footnotes, index terms and media fallbacks are dropped;
 //  - inline elements keep their text without a space; <guiseq>/<menuchoice> parts are joined by
