@@ -1,6 +1,7 @@
 // pmt-convert corpus: the general-domain English->Spanish corpus (software text Debian ships
 // translated, plus the Bible pairs of `prepare`), with held-out sets per source.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,8 @@
 
 #include "corpus/cli_options.h"
 #include "corpus/debian_packages.h"
+#include "corpus/help_pages.h"
+#include "corpus/libreoffice_help.h"
 #include "corpus/message_cleaning.h"
 #include "corpus/mo_catalog.h"
 #include "corpus/software_text.h"
@@ -19,18 +22,28 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert corpus [--out DIR] [--cache DIR] [--packages FILE] [--offline]\n"
+    "usage: pmt-convert corpus [--out DIR] [--cache DIR] [--sources LIST] [--packages FILE]\n"
+    "                          [--help-packages FILE] [--libreoffice-packages FILE] [--offline]\n"
     "                          [--caps-percent N] [--max-held-out N]\n"
-    "  Builds the general-domain English->Spanish corpus: the Spanish gettext catalogs of the\n"
-    "  Debian packages listed in FILE (fetched with apt-get download into the cache, read with\n"
-    "  dpkg-deb, never installed), cleaned and split by package, plus the WEB-RV1909 Bible pairs.\n"
+    "  Builds the general-domain English->Spanish corpus from text Debian ships translated (fetched\n"
+    "  with apt-get download into the cache, read with dpkg-deb, never installed), cleaned and split\n"
+    "  by document, plus the WEB-RV1909 Bible pairs. Sources, in the order they are deduplicated:\n"
+    "    gettext  the Spanish gettext catalogs of the packages in --packages (split by package)\n"
+    "    help     GNOME/MATE help pages (usr/share/help/{C,es}) of the packages in --help-packages,\n"
+    "             aligned block by block (split by page)\n"
+    "    libreoffice  LibreOffice help pages (HTML, en-US and es) of the packages in\n"
+    "             --libreoffice-packages, aligned by paragraph id (split by page)\n"
     "  Writes DIR/train.{en,es} (every source, with ALL-CAPS copies of some pairs), DIR/valid.{en,es}\n"
     "  (the sources interleaved), DIR/{valid,test}.<source>.{en,es} and DIR/report.txt.\n"
     "  --out DIR           output folder (default data/en-es)\n"
     "  --cache DIR         downloaded and extracted packages (default $XDG_CACHE_HOME/pocketmt,\n"
     "                      else ~/.cache/pocketmt); a second run downloads nothing\n"
-    "  --packages FILE     package list, one name a line (default\n"
+    "  --sources LIST      comma-separated sources (default gettext,help,libreoffice)\n"
+    "  --packages FILE     gettext package list, one name a line (default\n"
     "                      converter/corpus/sources/gettext-packages.txt)\n"
+    "  --help-packages FILE  help package list (default converter/corpus/sources/help-packages.txt)\n"
+    "  --libreoffice-packages FILE  LibreOffice help packages, English and Spanish (default\n"
+    "                      converter/corpus/sources/libreoffice-packages.txt)\n"
     "  --offline           use only what the cache holds\n"
     "  --caps-percent N    share of train pairs also added in capitals (default 4)\n"
     "  --max-held-out N    pairs kept per held-out set and source (default 2000)\n";
@@ -59,25 +72,25 @@ bool read_package_list(const fs::path& path, std::vector<std::string>* packages,
   return true;
 }
 
-// The Spanish catalogs of one package, read from its cached .deb; the extraction is kept in the
-// cache beside a stamp naming the .deb it came from, so a second run reads only the catalogs.
-bool read_catalogs(const fs::path& cache, const std::string& package, corpus::RawDocument* doc,
-                   std::string* error) {
-  const fs::path deb = corpus::cached_deb(cache / "debs", package);
-  const fs::path dir = cache / "gettext-es" / package;
-  const fs::path stamp = cache / "gettext-es" / (package + ".from");
-  std::string stamped;
-  std::vector<fs::path> files;
-  if (fs::exists(stamp) && corpus::read_file(stamp, &stamped, error) && stamped == deb.filename().string()) {
-    std::error_code ec;
-    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-      if (e.is_regular_file()) files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-  } else {
-    if (!corpus::extract_files(deb, "./usr/share/locale/es/LC_MESSAGES/*.mo", dir, &files, error)) return false;
-    std::ofstream(stamp, std::ios::binary | std::ios::trunc) << deb.filename().string();
-  }
+// What a help source found, page by page (a page is counted once, under the first that applies);
+// left_out: blocks with an empty link (GNOME), paragraphs with system-specific variants (LibreOffice).
+struct PageCounts {
+  int64_t pages = 0, untranslated = 0, unparsable = 0, unaligned = 0, aligned = 0, left_out = 0;
+};
+
+// A source: its package list and the members it extracts from each .deb. Extractions stay in
+// <cache>/<subdir>/<package> so that a second run reads only the extracted files.
+struct Source {
+  std::string name, list_path;
+  const char* subdir;
+  std::vector<std::string> patterns;
+  int held_out_buckets;  // split_of_document: a help page gives ~10 pairs, so 2% of pages is too few
+};
+
+// The Spanish catalogs of one package: one document.
+bool read_catalogs(const std::string& package, const std::vector<fs::path>& files,
+                   std::vector<corpus::RawDocument>* documents, std::string* error) {
+  corpus::RawDocument doc{package, {}};
   for (const fs::path& f : files) {
     std::string bytes;
     std::vector<corpus::MoMessage> messages;
@@ -86,7 +99,82 @@ bool read_catalogs(const fs::path& cache, const std::string& package, corpus::Ra
       std::fprintf(stderr, "warning: %s: %s (skipped)\n", f.c_str(), error->c_str());
       continue;
     }
-    for (auto& m : messages) doc->pairs.push_back({std::move(m.source), std::move(m.target)});
+    for (auto& m : messages) doc.pairs.push_back({std::move(m.source), std::move(m.target)});
+  }
+  documents->push_back(std::move(doc));
+  return true;
+}
+
+// The help pages of one package: each page of usr/share/help/C/<doc>/ whose translation is at the
+// same path under usr/share/help/es/ is a document of its own ("<package>/<doc>/<page>"), so the
+// held-out sets take whole pages.
+bool read_help_pages(const std::string& package, const fs::path& dir, const std::vector<fs::path>& files,
+                     std::vector<corpus::RawDocument>* documents, PageCounts* counts, std::string* error) {
+  const fs::path c_root = dir / "usr/share/help/C", es_root = dir / "usr/share/help/es";
+  for (const fs::path& c_file : files) {
+    const fs::path rel = c_file.lexically_relative(c_root);
+    if (rel.empty() || *rel.begin() == "..") continue;  // a Spanish file
+    ++counts->pages;
+    if (!fs::exists(es_root / rel)) {
+      ++counts->untranslated;
+      continue;
+    }
+    std::string en_xml, es_xml, parse_error;
+    if (!corpus::read_file(c_file, &en_xml, error) || !corpus::read_file(es_root / rel, &es_xml, error)) return false;
+    std::vector<corpus::HelpBlock> en, es;
+    if (!corpus::parse_help_page(en_xml, &en, &parse_error) || !corpus::parse_help_page(es_xml, &es, &parse_error)) {
+      std::fprintf(stderr, "warning: %s/%s: %s (skipped)\n", package.c_str(), rel.c_str(), parse_error.c_str());
+      ++counts->unparsable;
+      continue;
+    }
+    corpus::RawDocument doc{package + "/" + rel.generic_string(), {}};
+    if (!corpus::align_help_blocks(en, es, &doc.pairs, &counts->left_out)) {
+      ++counts->unaligned;
+      continue;
+    }
+    ++counts->aligned;
+    documents->push_back(std::move(doc));
+  }
+  return true;
+}
+
+// The LibreOffice help pages: each English page (help/en-US/, from one of the extracted packages)
+// whose Spanish page is at the same path under help/es/ is a document ("text/shared/....html").
+bool read_libreoffice_pages(const std::vector<fs::path>& dirs, std::vector<corpus::RawDocument>* documents,
+                            PageCounts* counts, std::string* error) {
+  fs::path en_root, es_root;
+  for (const fs::path& dir : dirs) {
+    if (fs::is_directory(dir / "usr/share/libreoffice/help/en-US")) en_root = dir / "usr/share/libreoffice/help/en-US";
+    if (fs::is_directory(dir / "usr/share/libreoffice/help/es")) es_root = dir / "usr/share/libreoffice/help/es";
+  }
+  if (en_root.empty() || es_root.empty()) {
+    *error = "the libreoffice packages hold no help/en-US and help/es pages";
+    return false;
+  }
+  std::vector<fs::path> pages;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(en_root, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".html") pages.push_back(entry.path());
+  }
+  std::sort(pages.begin(), pages.end());
+  for (const fs::path& en_file : pages) {
+    const fs::path rel = en_file.lexically_relative(en_root);
+    ++counts->pages;
+    if (!fs::exists(es_root / rel)) {
+      ++counts->untranslated;
+      continue;
+    }
+    std::string en_html, es_html;
+    if (!corpus::read_file(en_file, &en_html, error) || !corpus::read_file(es_root / rel, &es_html, error)) return false;
+    corpus::RawDocument doc{rel.generic_string(), {}};
+    if (!corpus::align_libreoffice_paragraphs(corpus::parse_libreoffice_page(en_html),
+                                              corpus::parse_libreoffice_page(es_html), &doc.pairs,
+                                              &counts->left_out)) {
+      ++counts->unaligned;
+      continue;
+    }
+    ++counts->aligned;
+    documents->push_back(std::move(doc));
   }
   return true;
 }
@@ -114,12 +202,17 @@ uint32_t text_hash(const std::string& s) {
 }  // namespace
 
 int cmd_corpus(int argc, char** argv) {
-  std::string out_dir = "data/en-es", cache_arg, list_path = "converter/corpus/sources/gettext-packages.txt";
+  std::string out_dir = "data/en-es", cache_arg, sources_arg = "gettext,help,libreoffice";
+  std::string gettext_list = "converter/corpus/sources/gettext-packages.txt";
+  std::string help_list = "converter/corpus/sources/help-packages.txt";
+  std::string libreoffice_list = "converter/corpus/sources/libreoffice-packages.txt";
   std::string caps_arg = "4", held_out_arg = "2000";
   bool offline = false;
-  const Option options[] = {{"--out", &out_dir},        {"--cache", &cache_arg},
-                            {"--packages", &list_path}, {"--offline", nullptr, &offline},
-                            {"--caps-percent", &caps_arg}, {"--max-held-out", &held_out_arg}};
+  const Option options[] = {{"--out", &out_dir},         {"--cache", &cache_arg},
+                            {"--sources", &sources_arg}, {"--packages", &gettext_list},
+                            {"--help-packages", &help_list}, {"--libreoffice-packages", &libreoffice_list},
+                            {"--offline", nullptr, &offline},
+                            {"--caps-percent", &caps_arg},   {"--max-held-out", &held_out_arg}};
   if (auto r = parse_options("corpus", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
   long caps_percent = 0, max_held_out = 0;
   if (!parse_int_option("corpus", "--caps-percent", caps_arg, 0, 100, &caps_percent) ||
@@ -133,56 +226,111 @@ int cmd_corpus(int argc, char** argv) {
     return code;
   };
 
-  std::string error;
-  std::vector<std::string> packages, missing;
-  if (!read_package_list(list_path, &packages, &error)) return fail(error, 2);
-  if (!offline && !corpus::download_packages(packages, cache / "debs", &missing, &error)) return fail(error, 1);
-
-  std::vector<corpus::RawDocument> documents;
-  int unreadable = 0;
-  for (size_t i = 0; i < packages.size(); ++i) {
-    if (corpus::cached_deb(cache / "debs", packages[i]).empty()) {
-      if (offline) missing.push_back(packages[i]);
-      continue;
-    }
-    corpus::RawDocument doc{packages[i], {}};
-    if (!read_catalogs(cache, packages[i], &doc, &error)) {
-      std::fprintf(stderr, "warning: %s: %s (skipped)\n", packages[i].c_str(), error.c_str());
-      ++unreadable;
-      continue;
-    }
-    documents.push_back(std::move(doc));
-    if ((i + 1) % 200 == 0 || i + 1 == packages.size()) {
-      std::printf("  read %zu / %zu packages (%.0f s)\n", i + 1, packages.size(), seconds_since(start));
-      std::fflush(stdout);
-    }
+  const Source known[] = {
+      {"gettext", gettext_list, "gettext-es", {"./usr/share/locale/es/LC_MESSAGES/*.mo"}, 1},
+      {"help", help_list, "help",
+       {"./usr/share/help/C/*.page", "./usr/share/help/C/*.xml", "./usr/share/help/C/*.docbook",
+        "./usr/share/help/es/*.page", "./usr/share/help/es/*.xml", "./usr/share/help/es/*.docbook"}, 2},
+      {"libreoffice", libreoffice_list, "libreoffice", {"./usr/share/libreoffice/help/*.html"}, 2}};
+  std::vector<const Source*> chosen;
+  std::istringstream names(sources_arg);
+  for (std::string name; std::getline(names, name, ',');) {
+    const auto it = std::find_if(std::begin(known), std::end(known), [&](const Source& s) { return s.name == name; });
+    if (it == std::end(known)) return fail("unknown source '" + name + "' (known: gettext, help, libreoffice)", 2);
+    if (std::find(chosen.begin(), chosen.end(), &*it) != chosen.end()) return fail("source '" + name + "' given twice", 2);
+    chosen.push_back(&*it);
   }
-  const corpus::SoftwareCorpus software = corpus::build_software_corpus(documents);
+  if (chosen.empty()) return fail("--sources names no source", 2);
+
+  std::string error;
+  std::ostringstream r;
+  std::vector<std::pair<std::string, const std::vector<corpus::SentencePair>*>> sources;  // name, splits
+  std::vector<corpus::SoftwareCorpus> built;
+  built.reserve(chosen.size());  // `sources` points into it
+  corpus::SeenEnglish seen;
+  for (const Source* source : chosen) {
+    std::vector<std::string> packages, missing;
+    if (!read_package_list(source->list_path, &packages, &error)) return fail(error, 2);
+    if (!offline && !corpus::download_packages(packages, cache / "debs", &missing, &error)) return fail(error, 1);
+    std::vector<corpus::RawDocument> documents;
+    PageCounts pages;
+    std::vector<fs::path> extracted;  // libreoffice: the pages of all its packages are paired at the end
+    int unreadable = 0, read = 0;
+    for (size_t i = 0; i < packages.size(); ++i) {
+      const fs::path deb = corpus::cached_deb(cache / "debs", packages[i]);
+      if (deb.empty()) {
+        if (offline) missing.push_back(packages[i]);
+        continue;
+      }
+      const fs::path dir = cache / source->subdir / packages[i];
+      std::vector<fs::path> files;
+      bool ok = corpus::extract_cached(deb, source->patterns, dir, &files, &error);
+      if (ok && source->name == "gettext") ok = read_catalogs(packages[i], files, &documents, &error);
+      if (ok && source->name == "help") ok = read_help_pages(packages[i], dir, files, &documents, &pages, &error);
+      if (ok && source->name == "libreoffice") extracted.push_back(dir);
+      if (!ok) {
+        std::fprintf(stderr, "warning: %s: %s (skipped)\n", packages[i].c_str(), error.c_str());
+        ++unreadable;
+        continue;
+      }
+      ++read;
+      if ((i + 1) % 200 == 0 || i + 1 == packages.size()) {
+        std::printf("  %s: read %zu / %zu packages (%.0f s)\n", source->name.c_str(), i + 1, packages.size(),
+                    seconds_since(start));
+        std::fflush(stdout);
+      }
+    }
+    if (source->name == "libreoffice" && !read_libreoffice_pages(extracted, &documents, &pages, &error)) {
+      return fail(error, 1);
+    }
+    built.push_back(corpus::build_software_corpus(documents, source->held_out_buckets, &seen));
+    const corpus::SoftwareCorpus& corpus = built.back();
+    sources.emplace_back(source->name, corpus.splits);
+
+    const corpus::CleanCounts& c = corpus.counts;
+    r << source->name << ": " << packages.size() << " packages listed, " << missing.size() << " not downloadable, "
+      << unreadable << " unreadable, " << read << " read; " << corpus.documents[0] << " train / "
+      << corpus.documents[1] << " valid / " << corpus.documents[2] << " test documents\n";
+    for (const std::string& m : missing) r << "  not downloadable: " << m << "\n";
+    if (source->name != "gettext") {
+      r << source->name << " pages: " << pages.pages << " originals, " << pages.untranslated
+        << " without a Spanish page, " << pages.unparsable << " unparsable, " << pages.unaligned
+        << " with different block or id sequences, " << pages.aligned << " aligned; " << pages.left_out
+        << (source->name == "help" ? " blocks with empty links" : " paragraphs with system-specific variants")
+        << " left out\n";
+    }
+    r << source->name << " pairs: " << c.raw << " raw\n"
+      << "  dropped by rule: empty " << c.empty << ", length " << c.length << ", untranslated " << c.untranslated
+      << ", placeholders " << c.placeholders << ", language " << c.language << ", ratio " << c.ratio
+      << " (es/en median " << corpus.median_ratio << "), duplicate " << c.duplicate << ", near duplicate "
+      << c.near_duplicate << "\n";
+  }
 
   corpus::BibleModules bible;
   corpus::PreparedCorpus prepared;
   if (!corpus::read_bible_modules(&bible, &error) || !corpus::prepare_corpus(bible.sources, {}, &prepared, &error)) {
     return fail(error, 2);
   }
+  sources.emplace_back("bible", prepared.splits);
 
   // Held-out sets per source; train mixes every source and adds the ALL-CAPS copies.
-  const std::pair<const char*, const std::vector<corpus::SentencePair>*> sources[] = {
-      {"gettext", software.splits}, {"bible", prepared.splits}};
   std::vector<corpus::SentencePair> train, valid, caps;
-  std::vector<corpus::SentencePair> held[2][2];  // [source][valid, test]
-  for (int s = 0; s < 2; ++s) {
+  std::vector<std::array<std::vector<corpus::SentencePair>, 2>> held(sources.size());  // [source][valid, test]
+  size_t longest_valid = 0;
+  for (size_t s = 0; s < sources.size(); ++s) {
     const auto* splits = sources[s].second;
     train.insert(train.end(), splits[0].begin(), splits[0].end());
     held[s][0] = thin(splits[1], static_cast<size_t>(max_held_out));
     held[s][1] = thin(splits[2], static_cast<size_t>(max_held_out));
+    longest_valid = std::max(longest_valid, held[s][0].size());
   }
   for (const auto& p : train) {
     if (text_hash(p.en) % 100 < static_cast<uint32_t>(caps_percent)) caps.push_back({corpus::to_upper_latin(p.en), corpus::to_upper_latin(p.es)});
   }
   train.insert(train.end(), caps.begin(), caps.end());
-  for (size_t i = 0; i < std::max(held[0][0].size(), held[1][0].size()); ++i) {
-    for (int s = 0; s < 2; ++s) {
-      if (i < held[s][0].size()) valid.push_back(held[s][0][i]);
+  for (size_t i = 0; i < longest_valid; ++i) {
+    for (const auto& h : held) {
+      if (i < h[0].size()) valid.push_back(h[0][i]);
     }
   }
 
@@ -190,31 +338,20 @@ int cmd_corpus(int argc, char** argv) {
   fs::create_directories(out_dir, ec);
   if (ec) return fail("cannot create " + out_dir + ": " + ec.message(), 1);
   bool ok = corpus::write_pairs(train, out_dir, "train", &error) && corpus::write_pairs(valid, out_dir, "valid", &error);
-  for (int s = 0; s < 2 && ok; ++s) {
-    ok = corpus::write_pairs(held[s][0], out_dir, std::string("valid.") + sources[s].first, &error) &&
-         corpus::write_pairs(held[s][1], out_dir, std::string("test.") + sources[s].first, &error);
+  for (size_t s = 0; s < sources.size() && ok; ++s) {
+    ok = corpus::write_pairs(held[s][0], out_dir, "valid." + sources[s].first, &error) &&
+         corpus::write_pairs(held[s][1], out_dir, "test." + sources[s].first, &error);
   }
   if (!ok) return fail(error, 1);
 
-  const corpus::CleanCounts& c = software.counts;
-  std::ostringstream r;
-  r << "gettext: " << packages.size() << " packages listed, " << missing.size() << " not downloadable, "
-    << unreadable << " unreadable; " << software.documents[0] << " train / " << software.documents[1]
-    << " valid / " << software.documents[2] << " test packages\n";
-  for (const std::string& m : missing) r << "  not downloadable: " << m << "\n";
-  r << "gettext messages: " << c.raw << " raw\n"
-    << "  dropped by rule: empty " << c.empty << ", length " << c.length << ", untranslated " << c.untranslated
-    << ", placeholders " << c.placeholders << ", language " << c.language << ", ratio " << c.ratio
-    << " (es/en median " << software.median_ratio << "), duplicate " << c.duplicate << ", near duplicate "
-    << c.near_duplicate << "\n";
-  r << "source   split  pairs     words en   words es\n";
-  const auto row = [&](const char* source, const char* split, const std::vector<corpus::SentencePair>& pairs) {
+  r << "source      split  pairs     words en   words es\n";
+  const auto row = [&](const std::string& source, const char* split, const std::vector<corpus::SentencePair>& pairs) {
     char line[160];
-    std::snprintf(line, sizeof line, "%-8s %-6s %8zu %10lld %10lld\n", source, split, pairs.size(),
+    std::snprintf(line, sizeof line, "%-11s %-6s %8zu %10lld %10lld\n", source.c_str(), split, pairs.size(),
                   static_cast<long long>(words(pairs, true)), static_cast<long long>(words(pairs, false)));
     r << line;
   };
-  for (int s = 0; s < 2; ++s) {
+  for (size_t s = 0; s < sources.size(); ++s) {
     row(sources[s].first, "train", sources[s].second[0]);
     row(sources[s].first, "valid", held[s][0]);
     row(sources[s].first, "test", held[s][1]);

@@ -78,7 +78,7 @@ bool download_packages(const std::vector<std::string>& packages, const fs::path&
   return true;
 }
 
-bool extract_files(const fs::path& deb, const std::string& pattern, const fs::path& dir,
+bool extract_files(const fs::path& deb, const std::vector<std::string>& patterns, const fs::path& dir,
                    std::vector<fs::path>* files, std::string* error) {
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -90,9 +90,10 @@ bool extract_files(const fs::path& deb, const std::string& pattern, const fs::pa
   // tar exits 2 when no member matches; a package without the files is not an error, a broken
   // .deb is (dpkg-deb fails, so the pipeline's status file records it).
   const fs::path status = dir / ".dpkg-status";
-  const std::string command = "{ dpkg-deb --fsys-tarfile " + shell_quote(deb.string()) + "; echo $? > " +
-                              shell_quote(status.string()) + "; } | tar -x -C " + shell_quote(dir.string()) +
-                              " --wildcards " + shell_quote(pattern) + " 2>/dev/null";
+  std::string command = "{ dpkg-deb --fsys-tarfile " + shell_quote(deb.string()) + "; echo $? > " +
+                        shell_quote(status.string()) + "; } | tar -x -C " + shell_quote(dir.string()) + " --wildcards";
+  for (const std::string& pattern : patterns) command.append(" ").append(shell_quote(pattern));
+  command += " 2>/dev/null";
   std::system(command.c_str());
   std::string dpkg_status;
   if (!read_file(status, &dpkg_status, error)) return false;
@@ -101,6 +102,23 @@ bool extract_files(const fs::path& deb, const std::string& pattern, const fs::pa
     *error = "dpkg-deb cannot read " + deb.string();
     return false;
   }
+  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
+    if (entry.is_regular_file()) files->push_back(entry.path());
+  }
+  std::sort(files->begin(), files->end());
+  return true;
+}
+
+bool extract_cached(const fs::path& deb, const std::vector<std::string>& patterns, const fs::path& dir,
+                    std::vector<fs::path>* files, std::string* error) {
+  const fs::path stamp = dir.string() + ".from";
+  std::string stamped, unused;
+  if (!fs::exists(stamp) || !read_file(stamp, &stamped, &unused) || stamped != deb.filename().string()) {
+    if (!extract_files(deb, patterns, dir, files, error)) return false;
+    std::ofstream(stamp, std::ios::binary | std::ios::trunc) << deb.filename().string();
+    return true;
+  }
+  std::error_code ec;
   for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
     if (entry.is_regular_file()) files->push_back(entry.path());
   }

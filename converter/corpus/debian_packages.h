@@ -25,12 +25,19 @@ std::filesystem::path cached_deb(const std::filesystem::path& cache_dir, const s
 bool download_packages(const std::vector<std::string>& packages, const std::filesystem::path& cache_dir,
                        std::vector<std::string>* missing, std::string* error);
 
-// Extracts the members of `deb` matching the shell glob `pattern` (as tar --wildcards sees paths,
-// e.g. "./usr/share/locale/es/LC_MESSAGES/*.mo") into `dir`, replacing what dir held, and returns
-// the extracted regular files sorted by path. A package without a matching member gives none.
-bool extract_files(const std::filesystem::path& deb, const std::string& pattern,
+// Extracts the members of `deb` matching any of the shell globs `patterns` (as tar --wildcards
+// sees paths, e.g. "./usr/share/locale/es/LC_MESSAGES/*.mo") into `dir`, replacing what dir held,
+// and returns the extracted regular files sorted by path. A package without a matching member
+// gives none.
+bool extract_files(const std::filesystem::path& deb, const std::vector<std::string>& patterns,
                    const std::filesystem::path& dir, std::vector<std::filesystem::path>* files,
                    std::string* error);
+
+// extract_files kept in the cache: a stamp beside dir ("<dir>.from") names the .deb the files
+// came from, so a later run with the same .deb only lists them.
+bool extract_cached(const std::filesystem::path& deb, const std::vector<std::string>& patterns,
+                    const std::filesystem::path& dir, std::vector<std::filesystem::path>* files,
+                    std::string* error);
 
 // Reads a whole file into *bytes.
 bool read_file(const std::filesystem::path& path, std::string* bytes, std::string* error);

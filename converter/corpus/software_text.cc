@@ -1,7 +1,6 @@
 #include "corpus/software_text.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "corpus/length_ratio.h"
 #include "corpus/message_cleaning.h"
@@ -9,14 +8,13 @@
 
 namespace pmt::corpus {
 
-Split split_of_document(const std::string& name) {
+Split split_of_document(const std::string& name, int held_out_buckets) {
   uint32_t h = 2166136261u;  // FNV-1a: stable across platforms and library versions
   for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  switch (h % 50) {
-    case 7: return Split::kTest;
-    case 23: return Split::kValid;
-    default: return Split::kTrain;
-  }
+  const uint32_t bucket = h % 50, n = static_cast<uint32_t>(held_out_buckets);
+  if (bucket >= 7 && bucket < 7 + n) return Split::kTest;
+  if (bucket >= 23 && bucket < 23 + n) return Split::kValid;
+  return Split::kTrain;
 }
 
 bool clean_pair(const SentencePair& raw, SentencePair* out, CleanCounts* counts) {
@@ -33,7 +31,8 @@ bool clean_pair(const SentencePair& raw, SentencePair* out, CleanCounts* counts)
   return true;
 }
 
-SoftwareCorpus build_software_corpus(const std::vector<RawDocument>& documents) {
+SoftwareCorpus build_software_corpus(const std::vector<RawDocument>& documents, int held_out_buckets,
+                                     SeenEnglish* seen) {
   SoftwareCorpus corpus;
   CleanCounts& counts = corpus.counts;
   struct Cleaned {
@@ -43,7 +42,7 @@ SoftwareCorpus build_software_corpus(const std::vector<RawDocument>& documents) 
   std::vector<Cleaned> cleaned;
   std::vector<double> ratios;
   for (const RawDocument& d : documents) {
-    Cleaned c{split_of_document(d.name), {}};
+    Cleaned c{split_of_document(d.name, held_out_buckets), {}};
     ++corpus.documents[static_cast<int>(c.split)];
     for (const SentencePair& raw : d.pairs) {
       ++counts.raw;
@@ -57,7 +56,6 @@ SoftwareCorpus build_software_corpus(const std::vector<RawDocument>& documents) 
   }
   corpus.median_ratio = median(ratios);
 
-  std::unordered_set<std::string> seen_text, seen_key;
   for (const Split split : {Split::kTrain, Split::kValid, Split::kTest}) {
     for (const Cleaned& c : cleaned) {
       if (c.split != split) continue;
@@ -68,11 +66,11 @@ SoftwareCorpus build_software_corpus(const std::vector<RawDocument>& documents) 
           ++counts.ratio;
           continue;
         }
-        if (!seen_text.insert(p.en).second) {
+        if (!seen->text.insert(p.en).second) {
           ++counts.duplicate;
           continue;
         }
-        if (!seen_key.insert(near_duplicate_key(p.en)).second) {
+        if (!seen->key.insert(near_duplicate_key(p.en)).second) {
           ++counts.near_duplicate;
           continue;
         }

@@ -15,11 +15,15 @@
 //  7. duplicates, across every package and split: the same English text ("duplicate") or the
 //     same near-duplicate key ("near duplicate"). Train packages come first, then valid, then test,
 //     so a held-out pair whose English is seen in train is dropped as a duplicate (no leakage).
-//  8. split by package: FNV-1a(package name) % 50 == 7 -> test, == 23 -> valid, else train.
+//     English kept by a source built before (any split) counts as seen, so no source's held-out
+//     English is trained on through another source.
+//  8. split by document (a package, or a help page): FNV-1a(name) % 50 == 7 -> test, == 23 ->
+//     valid, else train; a source with few documents holds out a few buckets from 7 and 23 on.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "corpus/corpus_split.h"
@@ -46,14 +50,21 @@ struct SoftwareCorpus {
   double median_ratio = 0.0;
 };
 
-// Which split a document (package) belongs to.
-Split split_of_document(const std::string& name);
+// The English every source built so far kept: exact text and near-duplicate keys.
+struct SeenEnglish {
+  std::unordered_set<std::string> text, key;
+};
+
+// Which split a document belongs to; held_out_buckets (1 to 16) of the 50 go to each of test and
+// valid.
+Split split_of_document(const std::string& name, int held_out_buckets = 1);
 
 // Rules 1-5 on one pair: the cleaned pair, or false with the counter of the rule that dropped it
 // incremented.
 bool clean_pair(const SentencePair& raw, SentencePair* out, CleanCounts* counts);
 
-// Every rule over every document.
-SoftwareCorpus build_software_corpus(const std::vector<RawDocument>& documents);
+// Every rule over every document of one source; the English it keeps is added to *seen.
+SoftwareCorpus build_software_corpus(const std::vector<RawDocument>& documents, int held_out_buckets,
+                                     SeenEnglish* seen);
 
 }  // namespace pmt::corpus

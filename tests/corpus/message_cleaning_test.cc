@@ -107,7 +107,8 @@ TEST_CASE("the software corpus: duplicates across packages, held-out packages, n
                   {"Print the page now", "Imprimir la página ahora"}}},
       {names[1], {{"Quit the program now", "Salir del programa ahora"}}},
   };
-  const SoftwareCorpus c = build_software_corpus(docs);
+  SeenEnglish seen;
+  const SoftwareCorpus c = build_software_corpus(docs, 1, &seen);
   REQUIRE(c.splits[0].size() == 2);  // train comes first: it keeps "Open the file now"
   CHECK(c.splits[0][0].es == "Abre el archivo ahora");
   CHECK(c.splits[0][1].en == "Print the page now");
@@ -117,4 +118,27 @@ TEST_CASE("the software corpus: duplicates across packages, held-out packages, n
   CHECK(c.splits[2][0].en == "Close the window now");
   CHECK(c.counts.duplicate == 1);
   CHECK(c.counts.raw == 6);
+
+  // A later source drops English an earlier one kept, in any split.
+  const SoftwareCorpus later = build_software_corpus(
+      {{names[0], {{"Close the window now", "Cierre la ventana ahora"}, {"Save the page now", "Guarde la página ahora"}}}},
+      1, &seen);
+  REQUIRE(later.splits[0].size() == 1);
+  CHECK(later.splits[0][0].en == "Save the page now");
+  CHECK(later.counts.duplicate == 1);
+}
+
+TEST_CASE("the software corpus: more held-out buckets hold out more documents, the same ones first") {
+  int held[2][kNumSplits] = {};
+  for (int i = 0; i < 5000; ++i) {
+    const std::string name = "page" + std::to_string(i);
+    const Split one = split_of_document(name), three = split_of_document(name, 3);
+    if (one != Split::kTrain) CHECK(three == one);
+    ++held[0][static_cast<int>(one)];
+    ++held[1][static_cast<int>(three)];
+  }
+  CHECK(held[0][1] > 50);  // about 100 each (2%)
+  CHECK(held[0][1] < 150);
+  CHECK(held[1][1] > 3 * held[0][1] - 100);  // about 300 each (6%)
+  CHECK(held[1][2] > 3 * held[0][2] - 100);
 }
