@@ -1,4 +1,5 @@
 // pmt-convert: the host-side tool. `pmt-convert <command> --help` documents each command.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -42,7 +43,16 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   for (const auto& c : kCommands) {
-    if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    const int rc = c.run(argc - 2, argv + 2);
+    // Output lost to a full disk or a closed pipe fails the run, whatever the command made of
+    // it; fclose flushes what is still buffered.
+    const bool write_failed = std::ferror(stdout) != 0;
+    if (std::fclose(stdout) != 0 || write_failed) {
+      std::fprintf(stderr, "pmt-convert: cannot write the output: %s\n", std::strerror(errno));
+      return rc != 0 ? rc : 1;
+    }
+    return rc;
   }
   std::fprintf(stderr, "pmt-convert: unknown command '%s'\n", argv[1]);
   usage(stderr);

@@ -57,7 +57,9 @@ constexpr char kUsage[] =
     "                        50 training steps of small per 100 sentences early in training)\n"
     "  --keep N              numbered checkpoints kept (default 5, at least --average)\n"
     "  --average N           at the end, average the last N numbered checkpoints (default 0)\n"
-    "  --resume FILE         continue a run from its last.safetensors\n"
+    "  --resume FILE         continue a run from its last.safetensors (with its --data, --spm,\n"
+    "                        --src, --tgt, --log-every, --eval-every, --eval-sentences, --keep\n"
+    "                        unless given again)\n"
     "  --overwrite           start over in a --out that already holds a run\n"
     "benchmark (no corpus needed):\n"
     "  --benchmark           time --steps training steps (default 20, after 2 untimed) on random\n"
@@ -152,9 +154,10 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
 }  // namespace
 
 int cmd_train(int argc, char** argv) {
-  std::string data_dir = "data/web-rv", spm_path, src_lang = "en", tgt_lang = "es", preset, out_dir, resume;
+  // Empty = not given: a resume then takes the checkpoint's value, a new run the default.
+  std::string data_dir, spm_path, src_lang, tgt_lang, preset, out_dir, resume;
   std::string dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
-  std::string log_every_s = "10", eval_every_s = "200", eval_sentences_s = "100", keep_s = "5", average_s = "0";
+  std::string log_every_s, eval_every_s, eval_sentences_s, keep_s, average_s = "0";
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
   bool pre_ln = false, overwrite = false, benchmark = false;
   const Option options[] = {
@@ -176,6 +179,23 @@ int cmd_train(int argc, char** argv) {
     if (std::string err = train::settings_from_metadata(resumed.metadata, &opt.settings); !err.empty())
       return fail(resume + ": " + err);
     have_config = true;
+  }
+  // The command's own run settings, kept in last.safetensors so that `--resume FILE` alone
+  // continues the same run (a run that forgot --data used to fail, one that forgot
+  // --eval-every silently changed). Paths are stored absolute: a resume may run elsewhere.
+  const struct {
+    const char* key;
+    std::string* value;
+    const char* fallback;
+    bool path;
+  } remembered[] = {{"train.data", &data_dir, "data/web-rv", true},     {"train.spm", &spm_path, "", true},
+                    {"train.src", &src_lang, "en", false},              {"train.tgt", &tgt_lang, "es", false},
+                    {"train.log_every", &log_every_s, "10", false},     {"train.eval_every", &eval_every_s, "200", false},
+                    {"train.eval_sentences", &eval_sentences_s, "100", false}, {"train.keep", &keep_s, "5", false}};
+  for (const auto& r : remembered) {
+    if (!r.value->empty()) continue;
+    const auto it = resumed.metadata.find(r.key);
+    *r.value = it != resumed.metadata.end() ? it->second : r.fallback;
   }
   if (!preset.empty() || !have_config) {
     ModelConfig c;
@@ -259,6 +279,8 @@ int cmd_train(int argc, char** argv) {
 
   // Vocabulary and corpus, encoded once.
   if (spm_path.empty()) spm_path = (std::filesystem::path(data_dir) / "spm.model").string();
+  for (const auto& r : remembered)
+    opt.run_metadata[r.key] = r.path ? std::filesystem::absolute(*r.value).lexically_normal().string() : *r.value;
   sentencepiece::SentencePieceProcessor sp;
   if (const auto status = sp.Load(spm_path); !status.ok()) return fail("cannot load " + spm_path + ": " + status.ToString());
   if (std::string err = train::check_vocabulary(sp, opt.config); !err.empty()) return fail(spm_path + ": " + err);

@@ -213,6 +213,7 @@ std::string Trainer::resume(const std::string& checkpoint) {
 
 std::map<std::string, std::string> Trainer::state_metadata() const {
   auto m = settings_to_metadata(options_.settings);
+  m.insert(options_.run_metadata.begin(), options_.run_metadata.end());
   std::string numbered;
   for (int64_t s : numbered_) {
     if (!numbered.empty()) numbered += ',';

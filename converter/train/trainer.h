@@ -46,6 +46,9 @@ struct TrainOptions {
   int keep_checkpoints = 5;       // numbered step checkpoints kept (oldest deleted)
   int average = 0;                // at the end, average the last N numbered checkpoints (0 = off)
   std::string out_dir;            // last.safetensors, best.safetensors, step-NNNNNNN.safetensors, average.safetensors
+  // Written as is into every resumable checkpoint: the caller's own run settings (the train
+  // command's corpus, vocabulary and logging options), for a resume to take back.
+  std::map<std::string, std::string> run_metadata;
   // Polled after every step: nonzero stops the run cleanly (last checkpoint written). May be null.
   const volatile std::sig_atomic_t* stop_flag = nullptr;
 };

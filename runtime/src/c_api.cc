@@ -79,12 +79,15 @@ pmt_status finish_load(pmt::Status s, std::unique_ptr<pmt::Translator> t, pmt_tr
 
 extern "C" {
 
+// NULL is ignored, like every other pointer this API is given in error.
 void pmt_load_options_init(pmt_load_options* options) {
+  if (options == nullptr) return;
   const pmt::LoadOptions d;
   *options = {d.max_batch, d.max_src_len, d.max_tgt_len, d.max_beam, d.threads, d.int8_passes};
 }
 
 void pmt_translate_options_init(pmt_translate_options* options) {
+  if (options == nullptr) return;
   const pmt::TranslateOptions d;
   *options = {d.beam, d.alpha, d.max_len};
 }
