@@ -129,11 +129,23 @@ bool write_batch(const pmt::Translator& t, size_t first_line, bool streamed) {
   return all_ok;
 }
 
+// Closes stdout (fclose flushes what is buffered: only then is every line known to be written)
+// and returns rc, or 1 with a message when any output was lost (a full disk, a closed pipe).
+int close_stdout(int rc) {
+  const bool write_failed = std::ferror(stdout) != 0;  // errno still tells why: nothing ran since
+  if (!write_failed) errno = 0;
+  if (std::fclose(stdout) != 0 || write_failed) {
+    std::fprintf(stderr, "translate: cannot write the output%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
+    return 1;
+  }
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args args;
-  if (int rc = parse_args(argc, argv, &args); rc != 0) return rc < 0 ? 0 : rc;
+  if (int rc = parse_args(argc, argv, &args); rc != 0) return rc < 0 ? close_stdout(0) : rc;
 
   std::ifstream file;
   if (!args.input.empty()) {
@@ -194,12 +206,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "translate: error reading %s\n", args.input.empty() ? "stdin" : args.input.c_str());
     return 1;
   }
-  // fclose flushes what is buffered; only then is every line known to be written.
-  const bool write_failed = std::ferror(stdout) != 0;  // errno still tells why: nothing ran since
-  if (!write_failed) errno = 0;
-  if (std::fclose(stdout) != 0 || write_failed) {
-    std::fprintf(stderr, "translate: cannot write the output%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
-    return 1;
-  }
-  return all_ok ? 0 : 2;
+  return close_stdout(all_ok ? 0 : 2);
 }
