@@ -388,6 +388,10 @@ std::string ModelFile::load() {
     auto spec = spec_of.find(v.name);
     if (spec == spec_of.end()) return name + " is not part of this model";
     if (!index_.emplace(v.name, tensors_.size()).second) return name + " appears twice";
+    // The Verifier checks a vector's length prefix for 4-byte alignment only; an int64 shape at
+    // a 4-byte boundary (never written so, but a hostile file can) would be read misaligned.
+    if (reinterpret_cast<uintptr_t>(t->shape()->data()) % alignof(int64_t) != 0)
+      return name + " shape is not 8-byte aligned";
     v.shape.assign(t->shape()->begin(), t->shape()->end());
     if (v.shape != spec->second->shape)
       return name + " has shape " + shape_string(v.shape) + ", the config needs " + shape_string(spec->second->shape);

@@ -49,8 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     counts.add_text(plain);
     pmt::corpus::recase_chapter_opening(plain, counts);
   }
-  pmt::corpus::split_on_space(text);
-  pmt::corpus::encode_utf8(pmt::corpus::decode_utf8(text));
+  pmt::text::split_on_space(text);
+  pmt::text::encode_utf8(pmt::text::decode_utf8(text));
 
   // A parallel corpus: the bytes before the first NUL are the English side, the rest Spanish.
   static const std::string prefix = [] {
