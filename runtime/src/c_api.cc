@@ -188,7 +188,14 @@ size_t pmt_arena_bytes(const pmt_translator* translator) {
 
 const char* pmt_last_error(void) { return last_error; }
 
-const char* pmt_status_name(pmt_status status) { return pmt::error_code_name(static_cast<pmt::ErrorCode>(status)); }
+const char* pmt_status_name(pmt_status status) {
+  // A C caller may pass any int; in C++ loading a value outside the enum's range as pmt_status is
+  // undefined (found by fuzz_c_api), so the bytes are read as the int they are.
+  static_assert(sizeof(pmt_status) == sizeof(int));
+  int code;
+  std::memcpy(&code, &status, sizeof code);
+  return pmt::error_code_name(static_cast<pmt::ErrorCode>(code));
+}
 
 const char* pmt_version(void) { return PMT_VERSION; }
 
