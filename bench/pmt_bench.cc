@@ -430,5 +430,12 @@ int main(int argc, char** argv) {
   Options o;
   bool done = false;
   if (const int rc = parse_options(argc, argv, &o, &done); rc != 0 || done) return rc;
-  return run(o);
+  const int rc = run(o);
+  // A report lost to a full disk or a closed pipe is a failed run; fclose flushes the rest.
+  const bool write_failed = std::ferror(stdout) != 0;
+  if (std::fclose(stdout) != 0 || write_failed) {
+    std::fprintf(stderr, "pmt-bench: cannot write the report: %s\n", std::strerror(errno));
+    return rc != 0 ? rc : 1;
+  }
+  return rc;
 }

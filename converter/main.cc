@@ -1,4 +1,5 @@
 // pmt-convert: the host-side tool. `pmt-convert <command> --help` documents each command.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -36,9 +37,7 @@ void usage(FILE* out) {
   for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -49,4 +48,18 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "pmt-convert: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rc = run(argc, argv);
+  // Output lost to a full disk or a closed pipe fails the run, whatever the command made of it;
+  // fclose flushes what is still buffered.
+  const bool write_failed = std::ferror(stdout) != 0;
+  if (std::fclose(stdout) != 0 || write_failed) {
+    std::fprintf(stderr, "pmt-convert: cannot write the output: %s\n", std::strerror(errno));
+    return rc != 0 ? rc : 1;
+  }
+  return rc;
 }

@@ -39,5 +39,11 @@ int main(int argc, char** argv) {
     }
   }
   pmt_free(translator);
+  /* Translations lost to a full disk or a closed pipe are a failure too. */
+  const int write_failed = ferror(stdout);
+  if (fclose(stdout) != 0 || write_failed) {
+    fprintf(stderr, "cannot write the output\n");
+    return 1;
+  }
   return rc;
 }

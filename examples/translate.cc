@@ -5,7 +5,8 @@
 // Reads UTF-8 lines from stdin (or --input), translates them in batches of --batch lines and
 // writes exactly one line per input line: an empty line for an empty one, and an empty line plus
 // a message on stderr for a line that cannot be translated (too long for the limits, invalid
-// UTF-8). Exit status: 0 all lines translated, 2 bad option or model, or some line rejected.
+// UTF-8). Exit status: 0 all lines translated, 2 bad option or model, or some line rejected,
+// 1 the input could not be read or the output not written (a full disk, a closed pipe).
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -17,6 +18,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "pocketmt/translator.h"
 
@@ -126,14 +129,32 @@ bool write_batch(const pmt::Translator& t, size_t first_line, bool streamed) {
   return all_ok;
 }
 
+// Closes stdout (fclose flushes what is buffered: only then is every line known to be written)
+// and returns rc, or 1 with a message when any output was lost (a full disk, a closed pipe).
+int close_stdout(int rc) {
+  const bool write_failed = std::ferror(stdout) != 0;  // errno still tells why: nothing ran since
+  if (!write_failed) errno = 0;
+  if (std::fclose(stdout) != 0 || write_failed) {
+    std::fprintf(stderr, "translate: cannot write the output%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
+    return 1;
+  }
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args args;
-  if (int rc = parse_args(argc, argv, &args); rc != 0) return rc < 0 ? 0 : rc;
+  if (int rc = parse_args(argc, argv, &args); rc != 0) return rc < 0 ? close_stdout(0) : rc;
 
   std::ifstream file;
   if (!args.input.empty()) {
+    // A directory opens, then reads as an empty file: no output and no message without this.
+    struct stat st;
+    if (::stat(args.input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      std::fprintf(stderr, "translate: %s is a directory\n", args.input.c_str());
+      return 2;
+    }
     file.open(args.input);
     if (!file) {
       std::fprintf(stderr, "translate: cannot open %s: %s\n", args.input.c_str(), std::strerror(errno));
@@ -147,6 +168,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "translate: %s\n", s.message());
     return 2;
   }
+  if (translator->limits().threads < args.load.threads)
+    std::fprintf(stderr, "translate: warning: %d threads asked for, %d CPUs available: using %d\n",
+                 args.load.threads, translator->limits().threads, translator->limits().threads);
 
   pmt::TokenCallback on_token;
   if (args.stream) {
@@ -175,7 +199,12 @@ int main(int argc, char** argv) {
     }
     all_ok = write_batch(*translator, line_no, args.stream) && all_ok;
     line_no += n;
+    // A failed write (a full disk, a closed pipe) stops the run rather than translating into it.
+    if (std::ferror(stdout)) break;
   }
-  std::fflush(stdout);
-  return all_ok ? 0 : 2;
+  if (in.bad()) {
+    std::fprintf(stderr, "translate: error reading %s\n", args.input.empty() ? "stdin" : args.input.c_str());
+    return 1;
+  }
+  return close_stdout(all_ok ? 0 : 2);
 }

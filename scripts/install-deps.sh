@@ -14,6 +14,7 @@ packages=(
   libopenblas-dev zlib1g-dev
   libsword-utils sword-text-web sword-text-kjv sword-text-sparv
   apertium-eng-spa
+  clang-14 libclang-rt-14-dev   # the clang build and libFuzzer (scripts/fuzz.sh)
 )
 if [[ "${1:-}" == "--torch" ]]; then
   packages+=(python3 python3-torch python3-numpy python3-matplotlib)

@@ -5,6 +5,13 @@
 
 namespace pmt::json {
 
+Value::Value() = default;
+Value::Value(const Value&) = default;
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(const Value&) = default;
+Value& Value::operator=(Value&&) noexcept = default;
+Value::~Value() = default;
+
 Value Value::of_integer(int64_t v) {
   Value out;
   out.type = Type::kInteger;

@@ -19,6 +19,16 @@ struct Value {
   std::vector<Value> array;                             // kArray
   std::vector<std::pair<std::string, Value>> object;    // kObject, in document order, unique keys
 
+  // Declared here, defaulted in json.cc: defined implicitly in the class, they would make clang
+  // instantiate std::pair<std::string, Value> while Value is still incomplete (clang 14 with
+  // libstdc++ 12 in C++20 rejects that).
+  Value();
+  Value(const Value&);
+  Value(Value&&) noexcept;
+  Value& operator=(const Value&);
+  Value& operator=(Value&&) noexcept;
+  ~Value();
+
   static Value of_integer(int64_t v);
   static Value of_string(std::string v);
 

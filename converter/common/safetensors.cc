@@ -1,6 +1,7 @@
 #include "common/safetensors.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "common/atomic_file.h"
 #include "common/json.h"
 
 namespace pmt {
@@ -48,18 +50,6 @@ bool read_at(int fd, void* dst, size_t n, uint64_t offset) {
     p += got;
     n -= static_cast<size_t>(got);
     offset += static_cast<uint64_t>(got);
-  }
-  return true;
-}
-
-bool write_all(int fd, const void* src, size_t n) {
-  const auto* p = static_cast<const char*>(src);
-  while (n > 0) {
-    const ssize_t put = ::write(fd, p, n);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    p += put;
-    n -= static_cast<size_t>(put);
   }
   return true;
 }
@@ -161,8 +151,12 @@ std::string parse_header(std::string_view text, uint64_t data_size, StFile* file
 }
 
 std::string read_file(const std::string& path, StFile* out) {
-  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO would otherwise block the open until a writer comes; fstat rejects it.
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (f.fd < 0) return "cannot open: " + errno_text();
+  struct stat st;
+  if (::fstat(f.fd, &st) != 0) return "cannot stat: " + errno_text();
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
   const off_t end = ::lseek(f.fd, 0, SEEK_END);
   if (end < 0) return "cannot seek: " + errno_text();
   const auto file_size = static_cast<uint64_t>(end);
@@ -239,35 +233,17 @@ std::string build_header(const StFile& file, std::string* error) {
 std::string write_file(const std::string& path, const StFile& file) {
   std::string error;
   const std::string header = build_header(file, &error);
-  if (!error.empty()) return error;
-  const std::string tmp = path + ".tmp";
-  {
-    Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (f.fd < 0) return "cannot create " + tmp + ": " + errno_text();
+  if (!error.empty()) return path + ": " + error;
+  return write_file_atomically(path, [&](int fd) {
     uint8_t prefix[8];
     for (int i = 0; i < 8; ++i) prefix[i] = static_cast<uint8_t>(uint64_t{header.size()} >> (8 * i));
-    bool ok = write_all(f.fd, prefix, sizeof prefix) && write_all(f.fd, header.data(), header.size());
+    bool ok = write_all(fd, prefix, sizeof prefix) && write_all(fd, header.data(), header.size());
     for (size_t i = 0; ok && i < file.tensors.size(); ++i) {
       const StTensor& t = file.tensors[i];
-      ok = write_all(f.fd, t.data.data(), t.data.size() * sizeof(float));
+      ok = write_all(fd, t.data.data(), t.data.size() * sizeof(float));
     }
-    if (!ok || ::fsync(f.fd) != 0) {
-      error = "cannot write " + tmp + ": " + errno_text();
-      ::unlink(tmp.c_str());
-      return error;
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename " + tmp + ": " + errno_text();
-    ::unlink(tmp.c_str());
-    return error;
-  }
-  // The rename is durable only once the directory entry is on disk.
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (d.fd < 0 || ::fsync(d.fd) != 0) return "cannot sync directory " + dir + ": " + errno_text();
-  return {};
+    return ok;
+  });
 }
 
 // ModelConfig fields by metadata key; exactly one member pointer is set per row.
@@ -332,10 +308,7 @@ std::string read_safetensors(const std::string& path, StFile* out) {
   return err.empty() ? err : path + ": " + err;
 }
 
-std::string write_safetensors(const std::string& path, const StFile& file) {
-  std::string err = write_file(path, file);
-  return err.empty() ? err : path + ": " + err;
-}
+std::string write_safetensors(const std::string& path, const StFile& file) { return write_file(path, file); }
 
 std::map<std::string, std::string> config_to_metadata(const ModelConfig& c) {
   std::map<std::string, std::string> m;

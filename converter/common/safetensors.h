@@ -31,8 +31,9 @@ struct StFile {
 // overlapping or leaving gaps, shape/size mismatch). `out` is only written on success.
 std::string read_safetensors(const std::string& path, StFile* out);
 
-// Writes `file` atomically: to path + ".tmp", fsync, rename over `path`, fsync the directory,
-// so a crash leaves either the old or the new checkpoint. Tensors are laid out in vector order.
+// Writes `file` atomically (common/atomic_file.h: a temporary file in the same directory, fsync,
+// rename over `path`, fsync the directory), so a crash leaves either the old or the new
+// checkpoint; never replaces what is not a regular file. Tensors are laid out in vector order.
 // Returns an empty string on success, otherwise a message naming the file and the problem.
 std::string write_safetensors(const std::string& path, const StFile& file);
 

@@ -1,4 +1,6 @@
 // pmt-convert export: checkpoint + SentencePiece model -> .pmt model file (fp32 or int8).
+#include <sys/stat.h>
+
 #include <cblas.h>
 #include <sentencepiece_processor.h>
 
@@ -38,10 +40,15 @@ constexpr char kUsage[] =
     "                         0: no per-channel ranges (one output scale per Linear, 66 KB less)\n";
 
 std::string read_whole_file(const std::string& path, std::string* out) {
+  // stat first: opening a FIFO would block until a writer comes, and a directory reads as empty.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return path + ": " + std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return path + ": not a regular file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return path + ": " + std::strerror(errno);
   std::ostringstream buf;
   buf << in.rdbuf();
+  if (in.bad()) return path + ": read error";
   *out = buf.str();
   return {};
 }

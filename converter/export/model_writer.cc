@@ -8,6 +8,7 @@
 
 #include <zlib.h>
 
+#include "common/atomic_file.h"
 #include "export/quantize.h"
 #include "pocketmt/pmt_generated.h"
 
@@ -139,21 +140,7 @@ std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>
 }
 
 std::string write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return "cannot create " + tmp + ": " + std::strerror(errno);
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    std::remove(tmp.c_str());
-    return "cannot write " + tmp;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return "cannot rename " + tmp + " to " + path + ": " + why;
-  }
-  return {};
+  return pmt::write_file_atomically(path, [&](int fd) { return write_all(fd, bytes.data(), bytes.size()); });
 }
 
 }  // namespace pmt::exporter

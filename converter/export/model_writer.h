@@ -49,8 +49,8 @@ struct ModelContents {
 // missing quantization) or empty; `out` is only written on success.
 std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>* out);
 
-// Writes bytes to path + ".tmp" and renames it over `path`, so a failed export never leaves a
-// half-written model. Returns an error message naming the file, or empty.
+// Writes bytes as pmt::write_file_atomically (common/atomic_file.h) does: a failed export never
+// leaves a half-written model, nor replaces a device or anything else that is not a file.
 std::string write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
 
 }  // namespace pmt::exporter

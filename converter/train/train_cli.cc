@@ -59,7 +59,9 @@ constexpr char kUsage[] =
     "                        50 training steps of small per 100 sentences early in training)\n"
     "  --keep N              numbered checkpoints kept (default 5, at least --average)\n"
     "  --average N           at the end, average the last N numbered checkpoints (default 0)\n"
-    "  --resume FILE         continue a run from its last.safetensors\n"
+    "  --resume FILE         continue a run from its last.safetensors (with its --data, --spm,\n"
+    "                        --src, --tgt, --log-every, --eval-every, --eval-sentences, --keep\n"
+    "                        unless given again)\n"
     "  --overwrite           start over in a --out that already holds a run\n"
     "benchmark (no corpus needed):\n"
     "  --benchmark           time --steps training steps (default 20, after 2 untimed) on random\n"
@@ -154,18 +156,20 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
 }  // namespace
 
 int cmd_train(int argc, char** argv) {
-  std::string data_dir = "data/web-rv", spm_path, src_lang = "en", tgt_lang = "es", preset, out_dir, resume;
+  // Empty = not given: a resume then takes the checkpoint's value, a new run the default.
+  std::string data_dir, spm_path, src_lang, tgt_lang, preset, out_dir, resume;
   std::string vocab_size_s, dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
-  std::string log_every_s = "10", eval_every_s = "200", eval_sentences_s = "100", keep_s = "5", average_s = "0";
+  std::string log_every_s, eval_every_s, eval_sentences_s, keep_s, average_s = "0";
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
-  bool pre_ln = false, overwrite = false, benchmark = false;
+  bool pre_ln = false, overwrite = false, benchmark = false, new_corpus = false;
   const Option options[] = {
       {"--data", &data_dir}, {"--spm", &spm_path}, {"--src", &src_lang}, {"--tgt", &tgt_lang}, {"--preset", &preset},
       {"--vocab-size", &vocab_size_s}, {"--dropout", &dropout}, {"--label-smoothing", &label_smoothing}, {"--pre-ln", nullptr, &pre_ln},
       {"--steps", &steps_s}, {"--batch-tokens", &batch_tokens_s}, {"--warmup", &warmup_s}, {"--lr-scale", &lr_scale_s},
       {"--clip", &clip_s}, {"--seed", &seed_s}, {"--threads", &threads_s}, {"--out", &out_dir},
       {"--log-every", &log_every_s}, {"--eval-every", &eval_every_s}, {"--eval-sentences", &eval_sentences_s},
-      {"--keep", &keep_s}, {"--average", &average_s}, {"--resume", &resume}, {"--overwrite", nullptr, &overwrite},
+      {"--keep", &keep_s}, {"--average", &average_s}, {"--resume", &resume}, {"--new-corpus", nullptr, &new_corpus},
+      {"--overwrite", nullptr, &overwrite},
       {"--benchmark", nullptr, &benchmark}, {"--batch", &batch_s}, {"--src-len", &src_len_s}, {"--tgt-len", &tgt_len_s}};
   if (auto r = parse_options("train", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
 
@@ -178,6 +182,23 @@ int cmd_train(int argc, char** argv) {
     if (std::string err = train::settings_from_metadata(resumed.metadata, &opt.settings); !err.empty())
       return fail(resume + ": " + err);
     have_config = true;
+  }
+  // The command's own run settings, kept in last.safetensors so that `--resume FILE` alone
+  // continues the same run (a run that forgot --data used to fail, one that forgot
+  // --eval-every silently changed). Paths are stored absolute: a resume may run elsewhere.
+  const struct {
+    const char* key;
+    std::string* value;
+    const char* fallback;
+    bool path;
+  } remembered[] = {{"train.data", &data_dir, "data/web-rv", true},     {"train.spm", &spm_path, "", true},
+                    {"train.src", &src_lang, "en", false},              {"train.tgt", &tgt_lang, "es", false},
+                    {"train.log_every", &log_every_s, "10", false},     {"train.eval_every", &eval_every_s, "200", false},
+                    {"train.eval_sentences", &eval_sentences_s, "100", false}, {"train.keep", &keep_s, "5", false}};
+  for (const auto& r : remembered) {
+    if (!r.value->empty()) continue;
+    const auto it = resumed.metadata.find(r.key);
+    *r.value = it != resumed.metadata.end() ? it->second : r.fallback;
   }
   if (!preset.empty() || !have_config) {
     ModelConfig c;
@@ -267,6 +288,8 @@ int cmd_train(int argc, char** argv) {
 
   // Vocabulary and corpus, encoded once.
   if (spm_path.empty()) spm_path = (std::filesystem::path(data_dir) / "spm.model").string();
+  for (const auto& r : remembered)
+    opt.run_metadata[r.key] = r.path ? std::filesystem::absolute(*r.value).lexically_normal().string() : *r.value;
   sentencepiece::SentencePieceProcessor sp;
   if (const auto status = sp.Load(spm_path); !status.ok()) return fail("cannot load " + spm_path + ": " + status.ToString());
   if (std::string err = train::check_vocabulary(sp, opt.config); !err.empty()) return fail(spm_path + ": " + err);
@@ -304,7 +327,7 @@ int cmd_train(int argc, char** argv) {
                 trainer.model().num_params(), opt.config.d_model, opt.config.n_enc_layers, opt.config.n_dec_layers,
                 opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads);
     if (!resume.empty()) {
-      if (std::string err = trainer.resume(resume); !err.empty()) return fail(err);
+      if (std::string err = trainer.resume(resume, new_corpus); !err.empty()) return fail(err);
     }
     std::fflush(stdout);
     const train::RunResult r = trainer.run();

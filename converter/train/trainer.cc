@@ -143,7 +143,7 @@ Trainer::~Trainer() = default;
 
 std::string Trainer::path(const std::string& name) const { return (std::filesystem::path(options_.out_dir) / name).string(); }
 
-std::string Trainer::resume(const std::string& checkpoint) {
+std::string Trainer::resume(const std::string& checkpoint, bool new_corpus) {
   StFile file;
   ModelConfig config;
   if (std::string err = read_checkpoint(checkpoint, &file, &config); !err.empty()) return err;
@@ -168,7 +168,10 @@ std::string Trainer::resume(const std::string& checkpoint) {
                           read_key(m, kBestStepKey, &best_step), read_key(m, kPairsKey, &pairs)}) {
     if (!err.empty()) return checkpoint + ": " + err;
   }
-  if (pairs != static_cast<int64_t>(data_.train->size()))
+  if (new_corpus) {
+    epoch = next_batch = 0;
+    best_step = -1;
+  } else if (pairs != static_cast<int64_t>(data_.train->size()))
     return checkpoint + ": trained on " + std::to_string(pairs) + " sentence pairs, the training data now has " +
            std::to_string(data_.train->size()) + " (the batch order would differ)";
   std::vector<int64_t> numbered;
@@ -213,6 +216,7 @@ std::string Trainer::resume(const std::string& checkpoint) {
 
 std::map<std::string, std::string> Trainer::state_metadata() const {
   auto m = settings_to_metadata(options_.settings);
+  m.insert(options_.run_metadata.begin(), options_.run_metadata.end());
   std::string numbered;
   for (int64_t s : numbered_) {
     if (!numbered.empty()) numbered += ',';

@@ -46,6 +46,9 @@ struct TrainOptions {
   int keep_checkpoints = 5;       // numbered step checkpoints kept (oldest deleted)
   int average = 0;                // at the end, average the last N numbered checkpoints (0 = off)
   std::string out_dir;            // last.safetensors, best.safetensors, step-NNNNNNN.safetensors, average.safetensors
+  // Written as is into every resumable checkpoint: the caller's own run settings (the train
+  // command's corpus, vocabulary and logging options), for a resume to take back.
+  std::map<std::string, std::string> run_metadata;
   // Polled after every step: nonzero stops the run cleanly (last checkpoint written). May be null.
   const volatile std::sig_atomic_t* stop_flag = nullptr;
 };
@@ -90,7 +93,10 @@ class Trainer {
   ~Trainer();
 
   // Continues from a checkpoint written by a run with the same model config. Error message or empty.
-  std::string resume(const std::string& path);
+  // With `new_corpus` the training data may differ from the checkpoint's: the weights, Adam state
+  // and step (so the learning-rate schedule) continue, the epoch and batch order start over on the
+  // new data, and the best-checkpoint tracking restarts (the validation set may differ too).
+  std::string resume(const std::string& checkpoint, bool new_corpus = false);
 
   // Trains up to options.steps steps. Writes last.safetensors at every evaluation, at the end and
   // on a stop request; on a non-finite loss it stops without overwriting the last good checkpoint.

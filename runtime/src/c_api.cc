@@ -79,12 +79,15 @@ pmt_status finish_load(pmt::Status s, std::unique_ptr<pmt::Translator> t, pmt_tr
 
 extern "C" {
 
+// NULL is ignored, like every other pointer this API is given in error.
 void pmt_load_options_init(pmt_load_options* options) {
+  if (options == nullptr) return;
   const pmt::LoadOptions d;
   *options = {d.max_batch, d.max_src_len, d.max_tgt_len, d.max_beam, d.threads, d.int8_passes};
 }
 
 void pmt_translate_options_init(pmt_translate_options* options) {
+  if (options == nullptr) return;
   const pmt::TranslateOptions d;
   *options = {d.beam, d.alpha, d.max_len};
 }
@@ -185,7 +188,14 @@ size_t pmt_arena_bytes(const pmt_translator* translator) {
 
 const char* pmt_last_error(void) { return last_error; }
 
-const char* pmt_status_name(pmt_status status) { return pmt::error_code_name(static_cast<pmt::ErrorCode>(status)); }
+const char* pmt_status_name(pmt_status status) {
+  // A C caller may pass any int; in C++ loading a value outside the enum's range as pmt_status is
+  // undefined (found by fuzz_c_api), so the bytes are read as the int they are.
+  static_assert(sizeof(pmt_status) == sizeof(int));
+  int code;
+  std::memcpy(&code, &status, sizeof code);
+  return pmt::error_code_name(static_cast<pmt::ErrorCode>(code));
+}
 
 const char* pmt_version(void) { return PMT_VERSION; }
 

@@ -1,5 +1,7 @@
 #include "pocketmt/config.h"
 
+#include <cmath>
+
 namespace pmt {
 
 std::string ModelConfig::validate() const {
@@ -16,7 +18,7 @@ std::string ModelConfig::validate() const {
   if (max_len < 2) return "max_len must be >= 2";
   if (!(dropout >= 0.f && dropout < 1.f)) return "dropout must be in [0, 1)";
   if (!(label_smoothing >= 0.f && label_smoothing < 1.f)) return "label_smoothing must be in [0, 1)";
-  if (!(ln_eps > 0.f)) return "ln_eps must be > 0";
+  if (!(ln_eps > 0.f && ln_eps < INFINITY)) return "ln_eps must be > 0 and finite";
   return {};
 }
 

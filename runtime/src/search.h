@@ -101,7 +101,6 @@ class Search {
   int32_t *top_idx_ = nullptr, *free_slots_ = nullptr;
   float* top_val_ = nullptr;
   bool* slot_kept_ = nullptr;
-  int32_t* outputs_ = nullptr;  // [max_batch][max_tgt]
 };
 
 }  // namespace pmt::rt

@@ -9,6 +9,9 @@
 
 namespace pmt::rt {
 
+// CPUs this process may run on (its affinity mask, which containers and taskset narrow), >= 1.
+int32_t available_cpus();
+
 class ThreadPool {
  public:
   // threads <= 1: everything runs on the calling thread (no pool, no worker threads).

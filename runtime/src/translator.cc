@@ -163,9 +163,36 @@ struct Translator::Impl {
   std::vector<std::span<const int32_t>> sources, batch;
   std::vector<Translation> results;
   size_t result_count = 0;
+  bool in_call = false;  // see CallScope
   std::vector<std::vector<int>> ids;  // the string path's token ids, per sentence
   std::vector<std::string> texts;     // the string path's translations
 };
+
+namespace {
+
+// Marks a call in progress. A token or logits callback that calls back into the same Translator
+// would overwrite the arena and the results the outer call is still using; that call fails.
+class CallScope {
+ public:
+  explicit CallScope(bool* in_call) : flag_(*in_call ? nullptr : in_call) {
+    if (flag_ != nullptr) *flag_ = true;
+  }
+  ~CallScope() {
+    if (flag_ != nullptr) *flag_ = false;
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+  bool reentered() const { return flag_ == nullptr; }
+  static Status error() {
+    return Status::error(ErrorCode::kInvalidArgument,
+                         "called from inside a callback of a call on the same Translator");
+  }
+
+ private:
+  bool* flag_;
+};
+
+}  // namespace
 
 Translator::Translator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Translator::~Translator() = default;
@@ -181,13 +208,18 @@ namespace {
 // Resolves max_tgt_len and checks every load option against the model.
 Status resolve_limits(const ModelConfig& c, LoadOptions* o) {
   if (o->max_src_len == 0) o->max_src_len = std::min(kDefaultMaxSrcLen, c.max_len);
-  if (o->max_tgt_len == 0) o->max_tgt_len = std::min(o->max_src_len + kExtraTargetTokens, c.max_len);
+  // In 64 bits: max_src_len is not checked yet and may be INT32_MAX.
+  if (o->max_tgt_len == 0)
+    o->max_tgt_len = static_cast<int32_t>(std::min<int64_t>(int64_t{o->max_src_len} + kExtraTargetTokens, c.max_len));
   Status s = check_range("max_batch", o->max_batch, 1, kMaxBatchLimit);
   if (s.ok()) s = check_range("max_src_len", o->max_src_len, 2, c.max_len);
   if (s.ok()) s = check_range("max_tgt_len", o->max_tgt_len, 1, c.max_len);
   if (s.ok()) s = check_range("max_beam", o->max_beam, 1, kMaxBeamLimit);
   if (s.ok()) s = check_range("threads", o->threads, 1, kMaxThreads);
   if (s.ok()) s = check_range("int8_passes", o->int8_passes, 1, 2);
+  // More threads than cores makes every step wait for descheduled workers (64 threads on 2
+  // cores: 111 s for three words), so the pool is capped rather than the caller trusted.
+  if (s.ok()) o->threads = std::min(o->threads, rt::available_cpus());
   return s;
 }
 
@@ -251,6 +283,8 @@ Status Translator::load(const void* data, size_t size, const LoadOptions& option
 Status Translator::translate_ids(std::span<const std::span<const int32_t>> sources, const TranslateOptions& options,
                                  TokenCallback on_token) {
   Impl& m = *impl_;
+  const CallScope call(&m.in_call);
+  if (call.reentered()) return CallScope::error();
   if (Status s = m.begin(sources.size(), options); !s.ok()) return s;
   std::copy(sources.begin(), sources.end(), m.sources.begin());
   m.translate_batch(sources.size(), options, on_token);
@@ -260,6 +294,8 @@ Status Translator::translate_ids(std::span<const std::span<const int32_t>> sourc
 Status Translator::translate(std::span<const std::string_view> sentences, const TranslateOptions& options,
                              TokenCallback on_token) {
   Impl& m = *impl_;
+  const CallScope call(&m.in_call);
+  if (call.reentered()) return CallScope::error();
   const size_t count = sentences.size();
   if (Status s = m.begin(count, options); !s.ok()) return s;
   std::string error;
@@ -292,6 +328,8 @@ Status Translator::score_ids(std::span<const std::span<const int32_t>> sources,
                              std::span<const std::span<const int32_t>> targets, std::span<float> log_probs,
                              LogitsCallback on_step) {
   Impl& m = *impl_;
+  const CallScope call(&m.in_call);
+  if (call.reentered()) return CallScope::error();
   const size_t count = sources.size();
   if (targets.size() != count || log_probs.size() != count)
     return Status::error(ErrorCode::kInvalidArgument, "score_ids: %zu sources, %zu targets, %zu outputs", count,

@@ -1,5 +1,6 @@
 // The export and inspect commands reject bad usage and bad files with exit status 2.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "export/model_writer.h"
+#include "train/checkpoint.h"
+#include "train/model.h"
 
 namespace pmt::cli {
 int cmd_export(int argc, char** argv);
@@ -24,6 +27,11 @@ int run(int (*cmd)(int, char**), std::vector<std::string> args) {
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("pmt_cli_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+std::vector<std::string> plus(std::vector<std::string> args, const std::string& last) {
+  args.push_back(last);
+  return args;
 }
 
 }  // namespace
@@ -82,4 +90,26 @@ TEST_CASE("inspect: missing, corrupt and inconsistent files exit with 2") {
   REQUIRE(pmt::exporter::write_file_atomically(path, bytes).empty());
   CHECK(run(cmd_inspect, {path}) == 2);
   std::remove(path.c_str());
+}
+
+// Issue 14, finding 7: export replaced whatever was at --out (as root, even /dev/full). A FIFO
+// stands in for the device here: the check is the same (not a regular file) and no device of
+// the machine is at stake should it regress.
+TEST_CASE("export: refuses to replace an --out that is not a regular file") {
+  pmt::ModelConfig config;
+  REQUIRE(pmt::preset_config("tiny", &config));
+  pmt::train::Transformer model(config, pmt::train::BatchLimits{1, 2, 2, 0, 0});
+  model.init(1);
+  const std::string checkpoint = temp_path("tiny.safetensors"), fifo = temp_path("fifo.pmt");
+  REQUIRE(pmt::train::write_checkpoint(checkpoint, model, nullptr, {}).empty());
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const std::vector<std::string> args = {"--checkpoint", checkpoint, "--spm", PMT_TEST_DATA_DIR "/tiny_spm64.model",
+                                         "--dtype", "f32", "--out"};
+  CHECK(run(pmt::cli::cmd_export, plus(args, fifo)) == 1);
+  CHECK(std::filesystem::is_fifo(fifo));
+  // The same export to a regular file succeeds: the refusal is about the target alone.
+  const std::string out = temp_path("tiny.pmt");
+  CHECK(run(pmt::cli::cmd_export, plus(args, out)) == 0);
+  CHECK(std::filesystem::is_regular_file(out));
+  for (const std::string& p : {checkpoint, fifo, out}) std::remove(p.c_str());
 }

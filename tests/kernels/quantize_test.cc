@@ -26,6 +26,18 @@ TEST_CASE("quantize_qs8 rounds ties to even and saturates, as XNNPACK's convert"
   }
 }
 
+// Issue 14, finding 3: an activation that overflowed to NaN made the float -> int conversion
+// undefined (UBSan in the sanitizer build); it now saturates low, like -infinity.
+TEST_CASE("quantize_qs8 and quantize_residual_qs8 map NaN and infinities into the int8 range") {
+  const std::vector<float> x = {NAN, -NAN, INFINITY, -INFINITY, 1.0f};
+  std::vector<int8_t> y(x.size());
+  quantize_qs8(x.data(), y.data(), x.size(), 0.5f, 3);
+  CHECK(y == std::vector<int8_t>{-128, -128, 127, -128, 5});
+  std::vector<int8_t> q(x.size(), 0);
+  quantize_residual_qs8(x.data(), q.data(), q.size(), 0.5f, 3, 16.f);
+  CHECK(q == std::vector<int8_t>{-128, -128, 127, -128, 83});  // (1 + 1.5) * 16 / 0.5 + 3
+}
+
 TEST_CASE("quantize_qs8 matches the reference on odd sizes, bit for bit") {
   for (size_t n : testing::kOddSizes) {
     const auto x = random_floats(n, -6, 6, static_cast<uint32_t>(n));

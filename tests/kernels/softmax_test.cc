@@ -27,6 +27,10 @@ TEST_CASE("simd::exp is within 1e-6 relative of std::exp over its range") {
   CHECK(worst < 1e-6);
   CHECK(simd::exp(0.0f) == 1.0f);
   CHECK(simd::exp(-100.0f) == 0.0f);
+  // Issue 14, finding 3: NaN reached an undefined float -> int conversion; now a finite value.
+  CHECK(std::isfinite(simd::exp(NAN)));
+  CHECK(simd::exp(INFINITY) == simd::exp(88.3f));
+  CHECK(simd::exp(-INFINITY) == 0.0f);
   CHECK(simd::exp(-kInf) == 0.0f);
   CHECK(simd::exp(100.0f) == doctest::Approx(std::exp(static_cast<double>(88.3f))).epsilon(1e-6));
 }

@@ -2,6 +2,7 @@
 #include "pocketmt/model_file.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -509,4 +510,54 @@ TEST_CASE("bad quantization parameters and reserved dtypes are rejected") {
     CHECK(error.find("dtype F16, which format version 2 does not support") != std::string::npos);
     CHECK(error.find(name) != std::string::npos);
   }
+}
+
+// Issue 14, finding 1: open() used to block for ever on a named pipe, before its type check.
+TEST_CASE("open() rejects a FIFO at once instead of waiting for a writer") {
+  const std::string path = "/tmp/pmt_model_file_fifo_" + std::to_string(getpid());
+  REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+  std::string error;
+  CHECK(ModelFile::open(path, &error) == nullptr);
+  CHECK(error == path + ": not a regular file");
+  std::remove(path.c_str());
+}
+
+// Issue 14, finding 3: a checksum only proves the bytes are intact; NaN or infinity in a bias,
+// a LayerNorm or an fp32 weight made the runtime's float -> int conversions undefined.
+TEST_CASE("a non-finite float in any f32 tensor is rejected, naming the tensor and element") {
+  const TinyModel m;
+  for (const char* name : {"encoder.layers.0.linear1.bias", "decoder.layers.1.norm3.weight", "embed.weight"}) {
+    for (const float bad : {NAN, HUGE_VALF, -HUGE_VALF}) {
+      CAPTURE(name);
+      CAPTURE(bad);
+      const DType dtype = std::string(name) == "embed.weight" ? DType::F32 : DType::I8;
+      auto bytes = m.build(dtype);
+      auto* data = const_cast<uint8_t*>(fb_tensor(bytes, name)->data()->data());
+      std::memcpy(data + 5 * sizeof(float), &bad, sizeof bad);
+      reseal(bytes);
+      CHECK(load_error(bytes) ==
+            "model buffer: tensor '" + std::string(name) + "' element 5 is not finite (NaN or infinity)");
+    }
+  }
+}
+
+TEST_CASE("an infinite ln_eps is rejected as a bad config") {
+  TinyModel m;
+  m.config.ln_eps = 2e-5f;  // not the schema default, so that the field is stored
+  auto bytes = m.build(DType::I8);
+  const float inf = HUGE_VALF;
+  std::memcpy(bytes.data() + field_offset(bytes, root(bytes)->config(), pmt::fb::Config::VT_LN_EPS), &inf, 4);
+  reseal(bytes);
+  CHECK(load_error(bytes) == "model buffer: bad config: ln_eps must be > 0 and finite");
+}
+
+// Found by fuzz_model_file (tests/fuzz/corpus/model_file/crash-misaligned-shape): the Verifier
+// accepts an int64 vector at a 4-byte boundary, whose read is then misaligned (UBSan).
+TEST_CASE("a shape vector at a misaligned address is rejected, not read") {
+  std::ifstream in(PMT_SOURCE_DIR "/tests/fuzz/corpus/model_file/crash-misaligned-shape", std::ios::binary);
+  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  REQUIRE(bytes.size() > 1000);
+  reseal(bytes);  // as the fuzz target does: the checks after the checksum are under test
+  const std::string error = load_error(bytes);
+  CHECK(error.find("shape is not 8-byte aligned") != std::string::npos);
 }

@@ -1,6 +1,10 @@
 // The public APIs (translator.h, pmt.h) on bad input and on their documented behaviour: load
 // errors, limits, per-sentence errors, the string path, streaming, threads, the C API.
+#include <sched.h>
+#include <sys/stat.h>
+
 #include <cmath>
+#include <climits>
 #include <fstream>
 #include <random>
 #include <string>
@@ -238,6 +242,110 @@ TEST_CASE("the C API: load, translate strings and ids, results, errors") {
   CHECK(std::string(pmt_version()).size() > 0);
   pmt_free(t);
   pmt_free(nullptr);
+}
+
+// Issue 14, finding 1: a named pipe as the model path used to block load for ever.
+TEST_CASE("load refuses a FIFO as the model path without waiting for a writer") {
+  TempDir dir;
+  const std::string path = dir.file("model.pmt");
+  REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+  std::unique_ptr<Translator> t;
+  const Status s = Translator::load(path, {}, &t);
+  CHECK(s.code() == ErrorCode::kBadModel);
+  CHECK(std::string(s.message()) == path + ": not a regular file");
+}
+
+// Issue 14, finding 2: the default max_tgt_len was max_src_len + 50 in int32, before
+// max_src_len was checked (UBSan: signed overflow with 2147483647).
+TEST_CASE("the largest max_src_len is refused, not overflowed") {
+  const ModelBytes& model = tiny_model();
+  std::unique_ptr<Translator> t;
+  const Status s = Translator::load(model.data(), model.size(), {.max_src_len = INT32_MAX}, &t);
+  CHECK(s.code() == ErrorCode::kInvalidArgument);
+  CHECK(std::string(s.message()) == "max_src_len = 2147483647 is outside [2, 64]");
+}
+
+// Issue 14, finding 6: 64 threads on 2 cores took 111 s for three words.
+TEST_CASE("threads beyond the available CPUs are capped; beyond 256 refused") {
+  cpu_set_t set;
+  REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+  const int32_t cpus = CPU_COUNT(&set);
+  auto t = load(tiny_model(), {.threads = 256});
+  CHECK(t->limits().threads == cpus);
+  t = load(tiny_model(), {.threads = 1});
+  CHECK(t->limits().threads == 1);
+  std::unique_ptr<Translator> bad;
+  CHECK(Translator::load(tiny_model().data(), tiny_model().size(), {.threads = 257}, &bad).code() ==
+        ErrorCode::kInvalidArgument);
+}
+
+// Issue 14, finding 4: a callback that translated again silently replaced the outer results.
+TEST_CASE("a call from inside a token callback fails and leaves the outer call intact") {
+  auto t = load(tiny_model(), {.max_batch = 1});
+  const std::vector<std::string_view> line = {"abc de fg"};
+  REQUIRE(t->translate(line, {.beam = 1}).ok());
+  const std::vector<int32_t> expected = tokens_of(t->results()[0]);
+  REQUIRE_FALSE(expected.empty());
+
+  struct Inner {
+    Translator* t;
+    std::vector<Status> statuses;
+  } inner{t.get(), {}};
+  const TokenCallback reenter{[](void* user, const TokenEvent&) {
+                                auto* in = static_cast<Inner*>(user);
+                                const std::string_view other[] = {"xyz"};
+                                const std::vector<int32_t> ids = {5, 6};
+                                const std::span<const int32_t> id_spans[] = {ids};
+                                float log_prob = 0;
+                                in->statuses.push_back(in->t->translate(other, {.beam = 1}));
+                                in->statuses.push_back(in->t->translate_ids(id_spans, {.beam = 1}));
+                                in->statuses.push_back(in->t->score_ids(id_spans, id_spans, {&log_prob, 1}));
+                              },
+                              &inner};
+  REQUIRE(t->translate(line, {.beam = 1}, reenter).ok());
+  CHECK(inner.statuses.size() == 3 * expected.size());
+  for (const Status& s : inner.statuses) {
+    CHECK(s.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(s.message()) == "called from inside a callback of a call on the same Translator");
+  }
+  CHECK(tokens_of(t->results()[0]) == expected);
+  REQUIRE(t->translate(line, {.beam = 1}).ok());  // usable again afterwards
+  CHECK(tokens_of(t->results()[0]) == expected);
+}
+
+TEST_CASE("the C API: pmt_translate from its own callback gets PMT_INVALID_ARGUMENT") {
+  pmt_translator* t = nullptr;
+  REQUIRE(pmt_load_buffer(tiny_model().data(), tiny_model().size(), nullptr, &t) == PMT_OK);
+  const char* outer[] = {"abc de fg"};
+  struct Inner {
+    pmt_translator* t;
+    int calls = 0, refused = 0;
+  } inner{t};
+  pmt_token_fn reenter = [](void* user, int32_t, int32_t, int32_t, const char*, size_t) {
+    auto* in = static_cast<Inner*>(user);
+    const char* other[] = {"xyz"};
+    ++in->calls;
+    if (pmt_translate(in->t, other, nullptr, 1, nullptr, nullptr, nullptr) == PMT_INVALID_ARGUMENT) ++in->refused;
+  };
+  REQUIRE(pmt_translate(t, outer, nullptr, 1, nullptr, reenter, &inner) == PMT_OK);
+  pmt_result r;
+  REQUIRE(pmt_get_result(t, 0, &r) == PMT_OK);
+  CHECK(inner.calls == static_cast<int>(r.token_count));
+  CHECK(inner.refused == inner.calls);
+  REQUIRE(pmt_translate(t, outer, nullptr, 1, nullptr, nullptr, nullptr) == PMT_OK);
+  pmt_result again;
+  REQUIRE(pmt_get_result(t, 0, &again) == PMT_OK);
+  CHECK(std::string(again.text) == std::string(r.text, r.text_length));
+  pmt_free(t);
+}
+
+// Issue 14, finding 5: pmt_load_options_init(NULL) dereferenced it.
+TEST_CASE("the C API: the options initializers accept NULL") {
+  pmt_load_options_init(nullptr);
+  pmt_translate_options_init(nullptr);
+  pmt_load_options o;
+  pmt_load_options_init(&o);
+  CHECK(o.max_beam == LoadOptions{}.max_beam);
 }
 
 }  // namespace

@@ -33,7 +33,10 @@ TEST_CASE("int8 logits stay close to fp32 logits and rank the best tokens alike"
   const ModelBytes f32_bytes = export_model(*model, DType::F32);
   // Per-channel output ranges with inputs in two passes (the default) and in one; and a file
   // without the ranges (one output scale per Linear, the FFN's two GEMMs chained in int8).
-  for (const auto& [passes, margin] : {std::pair{2, 1.1}, std::pair{1, 1.1}, std::pair{2, 0.0}}) {
+  for (const auto& setting : {std::pair{2, 1.1}, std::pair{1, 1.1}, std::pair{2, 0.0}}) {
+    // Named copies, not a structured binding: clang 14 cannot capture those in CAPTURE's lambda.
+    const int passes = setting.first;
+    const double margin = setting.second;
     CAPTURE(passes);
     CAPTURE(margin);
     const ModelBytes i8_bytes = export_model(*model, DType::I8, margin);

@@ -120,3 +120,29 @@ TEST_CASE("check_utf8 rejects malformed sequences") {
   CHECK(check_utf8("\xF4\x90\x80\x80") != "");  // above U+10FFFF
   CHECK(check_utf8("abc\xE2\x82") != "");       // truncated
 }
+
+// Issue 14, finding 9: `--resume FILE` alone looked for the default corpus (data/web-rv) and
+// reset --eval-every, --eval-sentences and --log-every to their defaults.
+TEST_CASE("train: a resume takes the run's corpus, vocabulary and evaluation settings back") {
+  TinyCorpus c;
+  const std::string out = c.dir.file("run");
+  REQUIRE(run(cli::cmd_train, plus(c.args(out), {"--steps", "4"})) == 0);
+  const std::string last = out + "/last.safetensors";
+  REQUIRE(run(cli::cmd_train, {"--resume", last, "--steps", "9"}) == 0);
+  StFile file;
+  ModelConfig config;
+  REQUIRE(train::read_checkpoint(last, &file, &config) == "");
+  CHECK(file.metadata.at("train.step") == "9");
+  CHECK(file.metadata.at("train.data") == c.data);
+  CHECK(file.metadata.at("train.spm") == c.spm);
+  CHECK(file.metadata.at("train.log_every") == "2");
+  CHECK(file.metadata.at("train.eval_every") == "3");
+  CHECK(file.metadata.at("train.eval_sentences") == "5");
+  // --eval-every 3 kept: evaluations (and numbered checkpoints) at 6 and 9, not only at the end.
+  CHECK(std::filesystem::exists(out + "/step-0000006.safetensors"));
+  // An option given again wins and is remembered in turn.
+  REQUIRE(run(cli::cmd_train, {"--resume", last, "--steps", "10", "--log-every", "5"}) == 0);
+  REQUIRE(train::read_checkpoint(last, &file, &config) == "");
+  CHECK(file.metadata.at("train.log_every") == "5");
+  CHECK(file.metadata.at("train.eval_every") == "3");
+}

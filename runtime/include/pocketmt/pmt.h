@@ -13,7 +13,8 @@
  *
  * Errors: every function that can fail returns a pmt_status; on failure pmt_last_error() gives a
  * message for the calling thread. Memory and threads: as in translator.h (no allocation per
- * call on the id path; one call at a time per handle; handles are independent).
+ * call on the id path; one call at a time per handle, and a token callback calling back into
+ * its own handle gets PMT_INVALID_ARGUMENT; handles are independent).
  */
 #ifndef POCKETMT_PMT_H_
 #define POCKETMT_PMT_H_
@@ -45,7 +46,7 @@ typedef struct pmt_load_options {
   int32_t max_src_len; /* source tokens per sentence, appended EOS included; 0: min(128, model max) */
   int32_t max_tgt_len; /* output tokens per sentence, EOS included; 0: min(max_src_len + 50, model max) */
   int32_t max_beam;    /* largest beam a call may ask for */
-  int32_t threads;     /* threads per call, the caller's included */
+  int32_t threads;     /* threads per call, the caller's included; capped at the CPUs available */
   int32_t int8_passes; /* int8 models: 2 = inputs in two passes (closer to fp32), 1 = one (faster) */
 } pmt_load_options;
 
@@ -74,6 +75,7 @@ typedef struct pmt_result {
 typedef void (*pmt_token_fn)(void* user, int32_t sentence, int32_t position, int32_t token,
                              const char* text, size_t text_length);
 
+/* Fill with the defaults; NULL is a no-op. */
 void pmt_load_options_init(pmt_load_options* options);
 void pmt_translate_options_init(pmt_translate_options* options);
 

@@ -15,8 +15,10 @@
 // limits fixed at load are rejected with ErrorCode::kLimitExceeded, never truncated silently.
 //
 // Threads: one Translator serves one call at a time (calls from several threads must be
-// serialized by the caller); separate Translators are independent. LoadOptions::threads sets the
-// size of the Translator's own thread pool.
+// serialized by the caller, and a token callback must not call back into the Translator that
+// runs it: such a call fails with kInvalidArgument); separate Translators are independent.
+// LoadOptions::threads sets the size of the Translator's own thread pool, capped at the CPUs
+// the process may run on (a worker without a core of its own stalls every step).
 #pragma once
 
 #include <cstddef>
@@ -76,7 +78,9 @@ struct LoadOptions {
   // Both resolved values are in Translator::limits().
   int32_t max_tgt_len = 0;
   int32_t max_beam = 4;      // the largest TranslateOptions::beam a call may ask for
-  int32_t threads = 1;       // threads working on one call, the caller's included
+  // Threads working on one call, the caller's included: 1..256, capped at the CPUs the process
+  // may run on (limits().threads is the number used).
+  int32_t threads = 1;
   // int8 models whose file carries per-channel output ranges: 2 runs each Linear's input in two
   // passes (its int8 rounding error gets a second pass through the same weights, which keeps
   // the int8 output closer to fp32's), 1 in one (faster: about 0.6x the decoder time). 1 or 2.

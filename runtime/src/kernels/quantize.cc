@@ -20,8 +20,8 @@ void quantize_qs8(const float* __restrict x, int8_t* __restrict y, size_t n, flo
     float v = x[i] * inv_scale;
     // Two selects rather than a nested ?:, whose conditional second comparison GCC will not
     // if-convert (so not vectorize) under the default -ftrapping-math.
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
+    v = v > lo ? v : lo;  // in this order, NaN (an overflowed activation) becomes lo:
+    v = v < hi ? v : hi;  // converting NaN to int is undefined
     const float rounded = (v + kRound) - kRound;
     y[i] = static_cast<int8_t>(static_cast<int32_t>(rounded) + zero_point);
   }
@@ -58,8 +58,8 @@ void quantize_residual_qs8(const float* __restrict x, int8_t* __restrict q, size
   for (size_t i = 0; i < n; ++i) {
     const float r = x[i] - static_cast<float>(q[i] - zero_point) * scale;
     float v = r * inv_fine;
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
+    v = v > lo ? v : lo;  // in this order, NaN (an overflowed activation) becomes lo:
+    v = v < hi ? v : hi;  // converting NaN to int is undefined
     const float rounded = (v + kRound) - kRound;
     q[i] = static_cast<int8_t>(static_cast<int32_t>(rounded) + zero_point);
   }

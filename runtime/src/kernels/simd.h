@@ -145,7 +145,8 @@ PMT_INLINE float exp(float x) {
   constexpr float kLn2Hi = 0.693359375f;     // ln 2 rounded to 10 bits: n * kLn2Hi is exact
   constexpr float kLn2Lo = -2.12194440e-4f;  // ln 2 - kLn2Hi
   constexpr float kRound = 12582912.0f;      // 1.5 * 2^23: adding it rounds to an integer
-  const float xc = select(x < kMin, kMin, select(x > kMax, kMax, x));
+  // Written so that NaN selects kMin: a NaN n would make the int conversion below undefined.
+  const float xc = select(x > kMin, select(x < kMax, x, kMax), kMin);
   const float n = (xc * kLog2e + kRound) - kRound;
   const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
   float p = 1.0f / 5040.0f;
