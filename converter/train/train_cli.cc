@@ -113,7 +113,7 @@ void print_profile(const train::OpProfile& p, long steps, double step_ms) {
 }
 
 int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_len, long steps, int threads,
-                  uint64_t seed, bool profile) {
+                  uint64_t seed, bool profile, const std::string& blas_core) {
   if (src_len > config.max_len || tgt_len > config.max_len) return fail("--src-len/--tgt-len exceed the preset's max_len");
   const auto B = static_cast<int32_t>(batch), S = static_cast<int32_t>(src_len), T = static_cast<int32_t>(tgt_len);
   train::Transformer model(config, train::BatchLimits{B, S, T, 0, 0});
@@ -139,8 +139,8 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
       if (t + 1 < T) b.tgt_in[r * T + t + 1] = b.tgt_out[r * T + t];
     }
   }
-  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), %ld timed steps\n", model.num_params(), B, S, T,
-              threads, steps);
+  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), OpenBLAS %s kernels, %ld timed steps\n",
+              model.num_params(), B, S, T, threads, blas_core.c_str(), steps);
   std::vector<double> ms;
   std::clock_t cpu_start = 0;
   train::OpProfile ops;
@@ -258,6 +258,8 @@ int cmd_train(int argc, char** argv) {
   }
   if (!lr_scale_s.empty() && !parse_double("--lr-scale", lr_scale_s, 0.0, 1e38, &s.lr_scale)) return 2;
   if (!clip_s.empty() && !parse_double("--clip", clip_s, 0.0, 1e38, &s.clip)) return 2;
+  // Which kernels OpenBLAS picked for this CPU (or OPENBLAS_CORETYPE forced): they set the GEMM speed.
+  const std::string blas_core = openblas_get_corename();
   openblas_set_num_threads(s.threads);
 
   if (benchmark) {
@@ -266,7 +268,7 @@ int cmd_train(int argc, char** argv) {
         !parse_long("--tgt-len", tgt_len_s, 1, 1 << 16, &T) ||
         (!steps_s.empty() && !parse_long("--steps", steps_s, 1, 1L << 40, &steps)))
       return 2;
-    return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed, profile);
+    return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed, profile, blas_core);
   }
 
   long steps = 1000, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
@@ -328,9 +330,10 @@ int cmd_train(int argc, char** argv) {
   opt.stop_flag = &g_stop;
   try {
     train::Trainer trainer(opt, data, stdout);
-    std::printf("model: %zu parameters (d_model %d, %d+%d layers, %d heads, d_ff %d, vocab %d), %d thread(s)\n",
+    std::printf("model: %zu parameters (d_model %d, %d+%d layers, %d heads, d_ff %d, vocab %d), %d thread(s), "
+                "OpenBLAS %s kernels\n",
                 trainer.model().num_params(), opt.config.d_model, opt.config.n_enc_layers, opt.config.n_dec_layers,
-                opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads);
+                opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads, blas_core.c_str());
     if (!resume.empty()) {
       if (std::string err = trainer.resume(resume); !err.empty()) return fail(err);
     }
