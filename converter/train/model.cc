@@ -191,7 +191,6 @@ Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) :
     norm_slots(decoder_.final_norm_acts, nt);
   }
   slot(logits_, nt * V);
-  slot(lse_, nt);
   slot(dlogits_, nt * V);
   for (float*& g : g_stream_) slot(g, nmax * D);
   slot(g_y_, nmax * D);
@@ -639,36 +638,26 @@ float Transformer::forward(const Batch& batch, bool train, const DropoutRng& rng
     linear_forward(logits_, h, params_.data() + tensors_[0].offset, nullptr, nt, config_.d_model, V);
   }
   const ScopeTimer t(timer(OpProfile::kCrossEntropy));
-  // Rows split across threads; each part's loss sum and token count are added up in part order.
-  const long rows_per_part = std::max(1L, kGrain / V);
+  // The loss gradient comes out of the same pass (backward() starts from it), which needs the
+  // number of counted tokens up front.
+  const long tokens = std::count_if(tgt_out_.begin(), tgt_out_.begin() + nt, [&](int32_t id) { return id != config_.pad_id; });
+  const float row_weight = tokens ? 1.f / static_cast<float>(tokens) : 0.f;
+  // Rows split across threads; the parts' loss sums are added up in part order.
   double part_loss[kMaxParts] = {};
-  long part_tokens[kMaxParts] = {};
-  parallel(nt, rows_per_part, [&](long b, long e, int part) {
-    part_loss[part] = cross_entropy_forward(lse_ + b, &part_tokens[part], logits_ + b * V, tgt_out_.data() + b, e - b,
-                                            V, config_.label_smoothing, config_.pad_id);
+  parallel(nt, std::max(1L, kGrain / V), [&](long b, long e, int part) {
+    part_loss[part] = cross_entropy_forward_backward(dlogits_ + b * V, logits_ + b * V, tgt_out_.data() + b, e - b, V,
+                                                     config_.label_smoothing, config_.pad_id, row_weight);
   });
   double loss = 0.0;
-  loss_tokens_ = 0;
-  for (int part = 0; part < kMaxParts; ++part) {
-    loss += part_loss[part];
-    loss_tokens_ += part_tokens[part];
-  }
-  return loss_tokens_ ? static_cast<float>(loss / loss_tokens_) : 0.f;
+  for (double part : part_loss) loss += part;
+  return tokens ? static_cast<float>(loss / static_cast<double>(tokens)) : 0.f;
 }
 
 void Transformer::backward() {
   if (batch_ == 0) throw std::logic_error("Transformer::backward called before forward");
   const int D = config_.d_model, V = config_.vocab_size;
   const long nt = rows(decoder_), ns = rows(encoder_);
-  const float row_weight = loss_tokens_ ? 1.f / static_cast<float>(loss_tokens_) : 0.f;
   in_backward_ = true;
-  {
-    const ScopeTimer t(timer(OpProfile::kCrossEntropy));
-    parallel(nt, std::max(1L, kGrain / V), [&](long b, long e, int) {
-      cross_entropy_backward(dlogits_ + b * V, logits_ + b * V, lse_ + b, tgt_out_.data() + b, e - b, V,
-                             config_.label_smoothing, config_.pad_id, row_weight);
-    });
-  }
   {
     const ScopeTimer t(timer(OpProfile::kOutputProjection));
     // logits = h E^T: a Linear with the embedding as weight and no bias.

@@ -99,7 +99,8 @@ class Transformer {
   void set_profile(OpProfile* profile) { profile_ = profile; }
 
   // Runs the model on `batch` and returns the mean label-smoothed cross-entropy per non-pad
-  // target token. train=true applies dropout from `rng`; false is the deterministic eval path.
+  // target token (its gradient w.r.t. the logits, which backward() starts from, comes out of the
+  // same pass). train=true applies dropout from `rng`; false is the deterministic eval path.
   // Throws std::invalid_argument when the batch exceeds the limits or holds an id >= vocab_size.
   float forward(const Batch& batch, bool train, const DropoutRng& rng);
   // Accumulates d(loss)/d(params) of the last forward into grads(). Requires forward first.
@@ -208,12 +209,10 @@ class Transformer {
   int batch_ = 0, src_len_ = 0, tgt_len_ = 0;
   bool train_ = false;
   DropoutRng rng_;
-  long loss_tokens_ = 0;
   std::vector<int32_t> src_, tgt_in_, tgt_out_;  // ids, sized for the limits
   std::vector<uint8_t> src_pad_;                 // source key padding mask
   float* logits_ = nullptr;
-  float* lse_ = nullptr;
-  float* dlogits_ = nullptr;
+  float* dlogits_ = nullptr;  // d(loss)/d(logits), written by forward()
   // Backward scratch gradients.
   float* g_stream_[2] = {};
   float* g_y_ = nullptr;    // d(sublayer output)
