@@ -155,6 +155,8 @@ def runtime_libraries():
         openblas.openblas_get_corename.restype = ctypes.c_char_p
         blas.append("core " + openblas.openblas_get_corename().decode())
     allocators = [p for p in paths if any(a in os.path.basename(p) for a in ("jemalloc", "tcmalloc", "mimalloc"))]
+    if allocators and os.environ.get("MALLOC_CONF"):
+        allocators.append("MALLOC_CONF=" + os.environ["MALLOC_CONF"])
     return ", ".join(blas) or "none mapped", ", ".join(allocators) or "glibc malloc"
 
 
