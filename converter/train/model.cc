@@ -640,7 +640,8 @@ float Transformer::forward(const Batch& batch, bool train, const DropoutRng& rng
   const ScopeTimer t(timer(OpProfile::kCrossEntropy));
   // The loss gradient comes out of the same pass (backward() starts from it), which needs the
   // number of counted tokens up front.
-  const long tokens = std::count_if(tgt_out_.begin(), tgt_out_.begin() + nt, [&](int32_t id) { return id != config_.pad_id; });
+  const long tokens =
+      std::count_if(tgt_out_.begin(), tgt_out_.begin() + nt, [&](int32_t id) { return id != config_.pad_id; });
   const float row_weight = tokens ? 1.f / static_cast<float>(tokens) : 0.f;
   // Rows split across threads; the parts' loss sums are added up in part order.
   double part_loss[kMaxParts] = {};

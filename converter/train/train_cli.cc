@@ -93,8 +93,6 @@ bool parse_double(const char* option, const std::string& text, double min, doubl
   return true;
 }
 
-// Times training steps on random full-length batches (no padding): the figure to compare with
-// PyTorch on the same shape (bench/torch_train_bench.py).
 // The op table of --profile: mean ms per step of each op, forward and backward, and what the step
 // spends outside the model (zero_grad, gradient norm, Adam).
 void print_profile(const train::OpProfile& p, long steps, double step_ms) {
@@ -105,13 +103,16 @@ void print_profile(const train::OpProfile& p, long steps, double step_ms) {
     const double f = p.forward[op] * scale, b = p.backward[op] * scale;
     fwd += f;
     bwd += b;
-    std::printf("| %s | %.1f | %.1f | %.1f | %.1f %% |\n", train::OpProfile::name(op), f, b, f + b, 100.0 * (f + b) / step_ms);
+    std::printf("| %s | %.1f | %.1f | %.1f | %.1f %% |\n", train::OpProfile::name(op), f, b, f + b,
+                100.0 * (f + b) / step_ms);
   }
   const double rest = step_ms - fwd - bwd;
   std::printf("| zero_grad + grad norm + Adam | | | %.1f | %.1f %% |\n", rest, 100.0 * rest / step_ms);
   std::printf("| step | %.1f | %.1f | %.1f | 100 %% |\n", fwd, bwd, step_ms);
 }
 
+// Times training steps on random full-length batches (no padding): the figure to compare with
+// PyTorch on the same shape (bench/torch_train_bench.py).
 int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_len, long steps, int threads,
                   uint64_t seed, bool profile, const std::string& blas_core) {
   if (src_len > config.max_len || tgt_len > config.max_len) return fail("--src-len/--tgt-len exceed the preset's max_len");

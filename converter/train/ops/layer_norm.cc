@@ -6,9 +6,9 @@
 namespace pmt::train {
 
 namespace {
-// Forward rows are normalized kRows at a time with their sums side by side: one row's in-order sum waits
-// on every add (about 4 cycles each), while kRows independent chains overlap in the pipeline.
-// Each row still adds in its own order, so the results are those of one row at a time.
+// The forward normalizes kRows rows at a time with their sums side by side: one row's in-order
+// sum waits on every add (about 4 cycles each), while kRows independent chains overlap in the
+// pipeline. Each row still adds in its own order, so the results are those of one row at a time.
 constexpr int kRows = 8;
 }  // namespace
 
