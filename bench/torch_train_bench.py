@@ -10,7 +10,10 @@ nn.Transformer also applies dropout to the attention weights.
 
 One timed step = forward + loss + backward + Adam update + zero_grad, float32, CPU, eager, with
 N threads for both torch and OpenBLAS. Prints one JSON line per thread count:
-  {"threads": N, "target_tokens_per_s": ..., "tokens_per_s": ... (non-pad src + tgt), ...}
+  {"threads": N, "target_tokens_per_s": ..., "tokens_per_s": ... (non-pad src + tgt), ...,
+   "blas": the BLAS libraries mapped (and OpenBLAS's core kernels), "malloc": the allocator,
+   "peak_rss_mb": the process's resident high-water mark so far}
+bench/torch_train_peer.sh runs it with the best BLAS and allocator Debian has (the fair peer).
 
 Batches: random ids (default: 128 sentences, source 32 and target 32 tokens, no padding, ~4k
 target tokens), or real sentence pairs with --data DIR (DIR/train.en, DIR/train.es as written
@@ -27,6 +30,7 @@ import json
 import math
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -140,6 +144,22 @@ def set_threads(n):
     return openblas.openblas_get_num_threads()
 
 
+def runtime_libraries():
+    """(BLAS, allocator) this process actually runs: the matching libraries in /proc/self/maps,
+    and OpenBLAS's kernel set (its core name) when it is loaded."""
+    with open("/proc/self/maps") as maps:
+        paths = sorted({line.split()[-1] for line in maps if "/" in line})
+    blas = [p for p in paths if "blas" in os.path.basename(p)]
+    if any("openblas" in p for p in blas):
+        openblas = ctypes.CDLL("libopenblas.so.0")
+        openblas.openblas_get_corename.restype = ctypes.c_char_p
+        blas.append("core " + openblas.openblas_get_corename().decode())
+    allocators = [p for p in paths if any(a in os.path.basename(p) for a in ("jemalloc", "tcmalloc", "mimalloc"))]
+    if allocators and os.environ.get("MALLOC_CONF"):
+        allocators.append("MALLOC_CONF=" + os.environ["MALLOC_CONF"])
+    return ", ".join(blas) or "none mapped", ", ".join(allocators) or "glibc malloc"
+
+
 def measure(args, cfg, batches, threads):
     blas_threads = set_threads(threads)
     torch.manual_seed(0)
@@ -165,6 +185,7 @@ def measure(args, cfg, batches, threads):
         loss = step(batch)
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start  # all threads; shows contention from others
+    blas, malloc = runtime_libraries()
     tgt_tokens = sum(int((b[2] != PAD).sum()) for b in timed)
     src_tokens = sum(int((b[0] != PAD).sum()) for b in timed)
     return {
@@ -175,7 +196,8 @@ def measure(args, cfg, batches, threads):
         "cpu_seconds_per_step": round(cpu_seconds / len(timed), 4),
         "target_tokens_per_s": round(tgt_tokens / seconds, 1),
         "tokens_per_s": round((tgt_tokens + src_tokens) / seconds, 1),
-        "last_loss": round(loss, 4), "torch": torch.__version__,
+        "last_loss": round(loss, 4), "torch": torch.__version__, "blas": blas, "malloc": malloc,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
 

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/simd.h"  // runtime/src: PMT_MULTIVERSION
+
 namespace pmt::train {
 
 Adam::Adam(size_t num_params, AdamConfig config) : config_(config), m_(num_params, 0.f), v_(num_params, 0.f) {}
 
+// Multiversioned and built with -fno-math-errno (sqrt need not set errno, which kept the loop
+// scalar): sqrt and division round the same in every vector width.
+PMT_MULTIVERSION
 void Adam::step(float* params, const float* grads, float lr) {
   ++t_;
   const double bias1 = 1.0 - std::pow(static_cast<double>(config_.beta1), static_cast<double>(t_));

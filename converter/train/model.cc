@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -40,7 +41,31 @@ constexpr long kGrain = 1 << 15;
 // Most threads the ops are split over (bounds the per-thread partial results on the stack).
 constexpr int kMaxParts = 64;
 
+// Adds the wall time of its scope to *slot; a null slot reads no clock.
+class ScopeTimer {
+ public:
+  explicit ScopeTimer(double* slot) : slot_(slot) {
+    if (slot_) start_ = std::chrono::steady_clock::now();
+  }
+  ~ScopeTimer() {
+    if (slot_) *slot_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  ScopeTimer(const ScopeTimer&) = delete;
+  ScopeTimer& operator=(const ScopeTimer&) = delete;
+
+ private:
+  double* slot_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace
+
+const char* OpProfile::name(int op) {
+  static const char* const kNames[kOps] = {"embedding + dropout", "linear (GEMM + bias)", "attention",
+                                           "residual + dropout + layer norm", "relu",
+                                           "output projection (GEMM)", "softmax + cross-entropy"};
+  return op >= 0 && op < kOps ? kNames[op] : "?";
+}
 
 int64_t Batch::target_tokens() const {
   return std::count_if(tgt_out.begin(), tgt_out.end(), [](int32_t id) { return id != kPadId; });
@@ -166,7 +191,6 @@ Transformer::Transformer(const ModelConfig& config, const BatchLimits& limits) :
     norm_slots(decoder_.final_norm_acts, nt);
   }
   slot(logits_, nt * V);
-  slot(lse_, nt);
   slot(dlogits_, nt * V);
   for (float*& g : g_stream_) slot(g, nmax * D);
   slot(g_y_, nmax * D);
@@ -203,6 +227,11 @@ DropoutMask Transformer::residual_mask(uint64_t site) const {
 
 DropoutMask Transformer::attention_mask(uint64_t site) const {
   return train_ ? DropoutMask(attention_dropout_, rng_.seed, rng_.step, site) : DropoutMask();
+}
+
+double* Transformer::timer(OpProfile::Op op) const {
+  if (!profile_) return nullptr;
+  return (in_backward_ ? profile_->backward : profile_->forward) + op;
 }
 
 const TensorInfo* Transformer::find(const std::string& name) const {
@@ -265,6 +294,7 @@ void Transformer::parallel(long n, long grain, F&& fn) {
 void Transformer::layer_norm(const NormActs& na, const float* x, const NormParams& np, long n) {
   const int D = config_.d_model;
   const float* P = params_.data();
+  const ScopeTimer t(timer(OpProfile::kResidualNorm));
   parallel(n, kGrain / D, [&](long b, long e, int) {
     layer_norm_forward(na.out + b * D, na.mean + b, na.rstd + b, x + b * D, P + np.w, P + np.b, e - b, D,
                        config_.ln_eps);
@@ -322,6 +352,7 @@ const float* Transformer::sublayer_forward(const float* x, long n, const NormPar
   const int D = config_.d_model;
   const DropoutMask mask = residual_mask(site);
   auto residual = [&](const float* y) {
+    const ScopeTimer t(timer(OpProfile::kResidualNorm));
     parallel(n * D, kGrain,
              [&](long b, long e, int) { dropout_add_forward(na.res + b, x + b, y + b, e - b, mask, b); });
   };
@@ -346,18 +377,25 @@ void Transformer::sublayer_backward(float* g_in, const float* g_out, const float
   float* G = grads_.data();
   const DropoutMask mask = residual_mask(site);
   if (config_.pre_ln) {
-    copy(g_in, g_out, nd);  // the residual path
-    parallel(nd, kGrain, [&](long b, long e, int) { dropout_forward(g_y_ + b, g_out + b, e - b, mask, b); });
-    zero(g_a_, nd);
+    {
+      const ScopeTimer t(timer(OpProfile::kResidualNorm));
+      copy(g_in, g_out, nd);  // the residual path
+      parallel(nd, kGrain, [&](long b, long e, int) { dropout_forward(g_y_ + b, g_out + b, e - b, mask, b); });
+      zero(g_a_, nd);
+    }
     fb(g_a_, g_y_, na.out);
+    const ScopeTimer t(timer(OpProfile::kResidualNorm));
     layer_norm_backward(g_in, G + np.w, G + np.b, g_a_, x, na.mean, na.rstd, P + np.w, n, D);
     return;
   }
-  zero(g_y_, nd);
-  layer_norm_backward(g_y_, G + np.w, G + np.b, g_out, na.res, na.mean, na.rstd, P + np.w, n, D);
-  copy(g_in, g_y_, nd);                    // the residual path
-  // Through the dropout, in place.
-  parallel(nd, kGrain, [&](long b, long e, int) { dropout_forward(g_y_ + b, g_y_ + b, e - b, mask, b); });
+  {
+    const ScopeTimer t(timer(OpProfile::kResidualNorm));
+    zero(g_y_, nd);
+    layer_norm_backward(g_y_, G + np.w, G + np.b, g_out, na.res, na.mean, na.rstd, P + np.w, n, D);
+    copy(g_in, g_y_, nd);  // the residual path
+    // Through the dropout, in place.
+    parallel(nd, kGrain, [&](long b, long e, int) { dropout_forward(g_y_ + b, g_y_ + b, e - b, mask, b); });
+  }
   fb(g_in, g_y_, x);
 }
 
@@ -366,9 +404,16 @@ const float* Transformer::self_attention_forward(const float* a, long n, const A
                                                  bool causal, uint64_t site) {
   const int D = config_.d_model;
   const float* P = params_.data();
-  linear_forward(acts.q, a, P + p.in_w, P + p.in_b, n, D, 3 * D);
-  const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
-  attention_forward_parallel(s, acts, acts.q, acts.q + D, acts.q + 2 * D);
+  {
+    const ScopeTimer t(timer(OpProfile::kLinear));
+    linear_forward(acts.q, a, P + p.in_w, P + p.in_b, n, D, 3 * D);
+  }
+  {
+    const ScopeTimer t(timer(OpProfile::kAttention));
+    const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
+    attention_forward_parallel(s, acts, acts.q, acts.q + D, acts.q + 2 * D);
+  }
+  const ScopeTimer t(timer(OpProfile::kLinear));
   linear_forward(acts.proj, acts.ctx, P + p.out_w, P + p.out_b, n, D, D);
   return acts.proj;
 }
@@ -379,9 +424,16 @@ void Transformer::self_attention_backward(float* da, const float* dy, const floa
   const int D = config_.d_model;
   const float* P = params_.data();
   float* G = grads_.data();
-  linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, n, D, D);
-  const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
-  attention_backward_parallel(s, acts, g_qkv_, g_qkv_ + D, g_qkv_ + 2 * D, acts.q, acts.q + D, acts.q + 2 * D);
+  {
+    const ScopeTimer t(timer(OpProfile::kLinear));
+    linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, n, D, D);
+  }
+  {
+    const ScopeTimer t(timer(OpProfile::kAttention));
+    const AttentionShape s = attention_shape(config_, batch_, len, len, false, padding, causal, attention_mask(site));
+    attention_backward_parallel(s, acts, g_qkv_, g_qkv_ + D, g_qkv_ + 2 * D, acts.q, acts.q + D, acts.q + 2 * D);
+  }
+  const ScopeTimer t(timer(OpProfile::kLinear));
   linear_backward(da, InputGrad::kAccumulate, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, n, D, 3 * D);
 }
 
@@ -392,11 +444,18 @@ const float* Transformer::cross_attention_forward(const float* a, const Attentio
   const int D = config_.d_model;
   const long nt = static_cast<long>(batch_) * tgt_len_, ns = static_cast<long>(batch_) * src_len_;
   const float* P = params_.data();
-  linear_forward(acts.q, a, P + p.in_w, P + p.in_b, nt, D, D);
-  linear_forward(acts.kv, stack_output(encoder_), P + p.in_w + D * D, P + p.in_b + D, ns, D, 2 * D);
-  const AttentionShape s =
-      attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
-  attention_forward_parallel(s, acts, acts.q, acts.kv, acts.kv + D);
+  {
+    const ScopeTimer t(timer(OpProfile::kLinear));
+    linear_forward(acts.q, a, P + p.in_w, P + p.in_b, nt, D, D);
+    linear_forward(acts.kv, stack_output(encoder_), P + p.in_w + D * D, P + p.in_b + D, ns, D, 2 * D);
+  }
+  {
+    const ScopeTimer t(timer(OpProfile::kAttention));
+    const AttentionShape s =
+        attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
+    attention_forward_parallel(s, acts, acts.q, acts.kv, acts.kv + D);
+  }
+  const ScopeTimer t(timer(OpProfile::kLinear));
   linear_forward(acts.proj, acts.ctx, P + p.out_w, P + p.out_b, nt, D, D);
   return acts.proj;
 }
@@ -407,10 +466,17 @@ void Transformer::cross_attention_backward(float* da, const float* dy, const flo
   const long nt = static_cast<long>(batch_) * tgt_len_, ns = static_cast<long>(batch_) * src_len_;
   const float* P = params_.data();
   float* G = grads_.data();
-  linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, nt, D, D);
-  const AttentionShape s =
-      attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
-  attention_backward_parallel(s, acts, g_qkv_, g_kv_, g_kv_ + D, acts.q, acts.kv, acts.kv + D);
+  {
+    const ScopeTimer t(timer(OpProfile::kLinear));
+    linear_backward(g_ctx_, InputGrad::kWrite, G + p.out_w, G + p.out_b, dy, acts.ctx, P + p.out_w, nt, D, D);
+  }
+  {
+    const ScopeTimer t(timer(OpProfile::kAttention));
+    const AttentionShape s =
+        attention_shape(config_, batch_, tgt_len_, src_len_, true, src_pad_.data(), false, attention_mask(site));
+    attention_backward_parallel(s, acts, g_qkv_, g_kv_, g_kv_ + D, acts.q, acts.kv, acts.kv + D);
+  }
+  const ScopeTimer t(timer(OpProfile::kLinear));
   linear_backward(da, InputGrad::kAccumulate, G + p.in_w, G + p.in_b, g_qkv_, a, P + p.in_w, nt, D, D);
   linear_backward(g_memory_, InputGrad::kAccumulate, G + p.in_w + D * D, G + p.in_b + D, g_kv_,
                   stack_output(encoder_), P + p.in_w + D * D, ns, D, 2 * D);
@@ -420,8 +486,15 @@ const float* Transformer::feed_forward_forward(const float* a, long n, const Fee
                                                const FeedForwardActs& acts) {
   const int D = config_.d_model, F = config_.d_ff;
   const float* P = params_.data();
-  linear_forward(acts.hidden, a, P + p.w1, P + p.b1, n, D, F);
-  parallel(n * F, kGrain, [&](long b, long e, int) { relu_forward(acts.hidden + b, acts.hidden + b, e - b); });
+  {
+    const ScopeTimer t(timer(OpProfile::kLinear));
+    linear_forward(acts.hidden, a, P + p.w1, P + p.b1, n, D, F);
+  }
+  {
+    const ScopeTimer t(timer(OpProfile::kRelu));
+    parallel(n * F, kGrain, [&](long b, long e, int) { relu_forward(acts.hidden + b, acts.hidden + b, e - b); });
+  }
+  const ScopeTimer t(timer(OpProfile::kLinear));
   linear_forward(acts.out, acts.hidden, P + p.w2, P + p.b2, n, F, D);
   return acts.out;
 }
@@ -431,8 +504,15 @@ void Transformer::feed_forward_backward(float* da, const float* dy, const float*
   const int D = config_.d_model, F = config_.d_ff;
   const float* P = params_.data();
   float* G = grads_.data();
-  linear_backward(g_hidden_, InputGrad::kWrite, G + p.w2, G + p.b2, dy, acts.hidden, P + p.w2, n, F, D);
-  parallel(n * F, kGrain, [&](long b, long e, int) { relu_backward(g_hidden_ + b, acts.hidden + b, e - b); });
+  {
+    const ScopeTimer t(timer(OpProfile::kLinear));
+    linear_backward(g_hidden_, InputGrad::kWrite, G + p.w2, G + p.b2, dy, acts.hidden, P + p.w2, n, F, D);
+  }
+  {
+    const ScopeTimer t(timer(OpProfile::kRelu));
+    parallel(n * F, kGrain, [&](long b, long e, int) { relu_backward(g_hidden_ + b, acts.hidden + b, e - b); });
+  }
+  const ScopeTimer t(timer(OpProfile::kLinear));
   linear_backward(da, InputGrad::kAccumulate, G + p.w1, G + p.b1, g_hidden_, a, P + p.w1, n, D, F);
 }
 
@@ -444,11 +524,14 @@ const float* Transformer::stack_forward(const Stack& stack, const int32_t* ids) 
   // Decoder self-attention is causal only: target pads come last, so no real query sees one.
   const uint8_t* padding = decoder ? nullptr : src_pad_.data();
   const float* P = params_.data();
-  embedding_forward(stack.embedded, ids, batch_, len, P + tensors_[0].offset, positions_.data(), D,
-                    std::sqrt(static_cast<float>(D)));
-  const DropoutMask mask = residual_mask(embedding_site(stack.id));
-  parallel(n * D, kGrain,
-           [&](long b, long e, int) { dropout_forward(stack.embedded + b, stack.embedded + b, e - b, mask, b); });
+  {
+    const ScopeTimer t(timer(OpProfile::kEmbedding));
+    embedding_forward(stack.embedded, ids, batch_, len, P + tensors_[0].offset, positions_.data(), D,
+                      std::sqrt(static_cast<float>(D)));
+    const DropoutMask mask = residual_mask(embedding_site(stack.id));
+    parallel(n * D, kGrain,
+             [&](long b, long e, int) { dropout_forward(stack.embedded + b, stack.embedded + b, e - b, mask, b); });
+  }
   const float* x = stack.embedded;
   for (int l = 0; l < static_cast<int>(stack.layers.size()); ++l) {
     const Layer& L = stack.layers[l];
@@ -487,6 +570,7 @@ void Transformer::stack_backward(const Stack& stack, const int32_t* ids) {
   float* next = g_stream_[1];
   const int layers = static_cast<int>(stack.layers.size());
   if (config_.pre_ln) {
+    const ScopeTimer t(timer(OpProfile::kResidualNorm));
     const NormActs& na = stack.final_norm_acts;
     const NormActs& last = stack.layers.back().norm_acts[stack.layers.back().sublayers - 1];
     zero(next, n * D);
@@ -514,6 +598,7 @@ void Transformer::stack_backward(const Stack& stack, const int32_t* ids) {
       std::swap(cur, next);
     }
   }
+  const ScopeTimer t(timer(OpProfile::kEmbedding));
   const DropoutMask mask = residual_mask(embedding_site(stack.id));
   parallel(n * D, kGrain, [&](long b, long e, int) { dropout_forward(cur + b, cur + b, e - b, mask, b); });
   embedding_backward(G + tensors_[0].offset, cur, ids, n, D, std::sqrt(static_cast<float>(D)));
@@ -544,39 +629,42 @@ float Transformer::forward(const Batch& batch, bool train, const DropoutRng& rng
   std::copy(batch.tgt_in.begin(), batch.tgt_in.end(), tgt_in_.begin());
   std::copy(batch.tgt_out.begin(), batch.tgt_out.end(), tgt_out_.begin());
   for (long i = 0; i < ns; ++i) src_pad_[i] = src_[i] == config_.pad_id;
+  in_backward_ = false;
 
   stack_forward(encoder_, src_.data());
   const float* h = stack_forward(decoder_, tgt_in_.data());
-  linear_forward(logits_, h, params_.data() + tensors_[0].offset, nullptr, nt, config_.d_model, V);
-  // Rows split across threads; each part's loss sum and token count are added up in part order.
-  const long rows_per_part = std::max(1L, kGrain / V);
+  {
+    const ScopeTimer t(timer(OpProfile::kOutputProjection));
+    linear_forward(logits_, h, params_.data() + tensors_[0].offset, nullptr, nt, config_.d_model, V);
+  }
+  const ScopeTimer t(timer(OpProfile::kCrossEntropy));
+  // The loss gradient comes out of the same pass (backward() starts from it), which needs the
+  // number of counted tokens up front.
+  const long tokens =
+      std::count_if(tgt_out_.begin(), tgt_out_.begin() + nt, [&](int32_t id) { return id != config_.pad_id; });
+  const float row_weight = tokens ? 1.f / static_cast<float>(tokens) : 0.f;
+  // Rows split across threads; the parts' loss sums are added up in part order.
   double part_loss[kMaxParts] = {};
-  long part_tokens[kMaxParts] = {};
-  parallel(nt, rows_per_part, [&](long b, long e, int part) {
-    part_loss[part] = cross_entropy_forward(lse_ + b, &part_tokens[part], logits_ + b * V, tgt_out_.data() + b, e - b,
-                                            V, config_.label_smoothing, config_.pad_id);
+  parallel(nt, std::max(1L, kGrain / V), [&](long b, long e, int part) {
+    part_loss[part] = cross_entropy_forward_backward(dlogits_ + b * V, logits_ + b * V, tgt_out_.data() + b, e - b, V,
+                                                     config_.label_smoothing, config_.pad_id, row_weight);
   });
   double loss = 0.0;
-  loss_tokens_ = 0;
-  for (int part = 0; part < kMaxParts; ++part) {
-    loss += part_loss[part];
-    loss_tokens_ += part_tokens[part];
-  }
-  return loss_tokens_ ? static_cast<float>(loss / loss_tokens_) : 0.f;
+  for (double part : part_loss) loss += part;
+  return tokens ? static_cast<float>(loss / static_cast<double>(tokens)) : 0.f;
 }
 
 void Transformer::backward() {
   if (batch_ == 0) throw std::logic_error("Transformer::backward called before forward");
   const int D = config_.d_model, V = config_.vocab_size;
   const long nt = rows(decoder_), ns = rows(encoder_);
-  const float row_weight = loss_tokens_ ? 1.f / static_cast<float>(loss_tokens_) : 0.f;
-  parallel(nt, std::max(1L, kGrain / V), [&](long b, long e, int) {
-    cross_entropy_backward(dlogits_ + b * V, logits_ + b * V, lse_ + b, tgt_out_.data() + b, e - b, V,
-                           config_.label_smoothing, config_.pad_id, row_weight);
-  });
-  // logits = h E^T: a Linear with the embedding as weight and no bias.
-  linear_backward(g_stream_[0], InputGrad::kWrite, grads_.data() + tensors_[0].offset, nullptr, dlogits_,
-                  stack_output(decoder_), params_.data() + tensors_[0].offset, nt, D, V);
+  in_backward_ = true;
+  {
+    const ScopeTimer t(timer(OpProfile::kOutputProjection));
+    // logits = h E^T: a Linear with the embedding as weight and no bias.
+    linear_backward(g_stream_[0], InputGrad::kWrite, grads_.data() + tensors_[0].offset, nullptr, dlogits_,
+                    stack_output(decoder_), params_.data() + tensors_[0].offset, nt, D, V);
+  }
   zero(g_memory_, ns * D);
   stack_backward(decoder_, tgt_in_.data());
   copy(g_stream_[0], g_memory_, ns * D);

@@ -60,6 +60,14 @@ struct BatchLimits {
   int64_t max_tgt_tokens = 0;
 };
 
+// Wall time per kind of op and pass, summed over the forward / backward calls made while it is
+// attached (Transformer::set_profile). Detached, the default, a timed op costs one null test.
+struct OpProfile {
+  enum Op { kEmbedding, kLinear, kAttention, kResidualNorm, kRelu, kOutputProjection, kCrossEntropy, kOps };
+  static const char* name(int op);
+  double forward[kOps] = {}, backward[kOps] = {};  // seconds
+};
+
 class Transformer {
  public:
   // Throws std::invalid_argument for an invalid config or limits. Allocates every buffer.
@@ -87,9 +95,12 @@ class Transformer {
   // Dropout on the attention weights (not in the paper; PyTorch's nn.Transformer applies it).
   // 0 by default; only used when forward runs with train=true.
   void set_attention_dropout(float p) { attention_dropout_ = p; }
+  // Times every op of the following forward / backward calls into *profile; null detaches.
+  void set_profile(OpProfile* profile) { profile_ = profile; }
 
   // Runs the model on `batch` and returns the mean label-smoothed cross-entropy per non-pad
-  // target token. train=true applies dropout from `rng`; false is the deterministic eval path.
+  // target token (its gradient w.r.t. the logits, which backward() starts from, comes out of the
+  // same pass). train=true applies dropout from `rng`; false is the deterministic eval path.
   // Throws std::invalid_argument when the batch exceeds the limits or holds an id >= vocab_size.
   float forward(const Batch& batch, bool train, const DropoutRng& rng);
   // Accumulates d(loss)/d(params) of the last forward into grads(). Requires forward first.
@@ -180,6 +191,8 @@ class Transformer {
   // Masks of the last forward (inactive in eval mode) for residual / attention-weight dropout.
   DropoutMask residual_mask(uint64_t site) const;
   DropoutMask attention_mask(uint64_t site) const;
+  // The profile entry of `op` in the current pass, null when no profile is attached.
+  double* timer(OpProfile::Op op) const;
 
   ModelConfig config_;
   BatchLimits limits_;
@@ -189,17 +202,17 @@ class Transformer {
   Stack encoder_, decoder_;
   float attention_dropout_ = 0.f;
   std::unique_ptr<rt::ThreadPool> pool_;  // the runtime's pthreadpool wrapper
+  OpProfile* profile_ = nullptr;
+  bool in_backward_ = false;  // which half of profile_ the ops add to
 
   // State of the last forward, read by backward().
   int batch_ = 0, src_len_ = 0, tgt_len_ = 0;
   bool train_ = false;
   DropoutRng rng_;
-  long loss_tokens_ = 0;
   std::vector<int32_t> src_, tgt_in_, tgt_out_;  // ids, sized for the limits
   std::vector<uint8_t> src_pad_;                 // source key padding mask
   float* logits_ = nullptr;
-  float* lse_ = nullptr;
-  float* dlogits_ = nullptr;
+  float* dlogits_ = nullptr;  // d(loss)/d(logits), written by forward()
   // Backward scratch gradients.
   float* g_stream_[2] = {};
   float* g_y_ = nullptr;    // d(sublayer output)

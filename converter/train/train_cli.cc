@@ -2,6 +2,7 @@
 // training steps on random batches of a fixed shape).
 #include <cblas.h>
 #include <sentencepiece_processor.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -66,6 +67,7 @@ constexpr char kUsage[] =
     "benchmark (no corpus needed):\n"
     "  --benchmark           time --steps training steps (default 20, after 2 untimed) on random\n"
     "  --batch B --src-len S --tgt-len T   batches of this shape (default 128, 32, 32)\n"
+    "  --profile             also print the time per op, forward and backward, per step\n"
     "exit status: 0 done, 1 training failed (non-finite loss, I/O error), 2 bad usage or input,\n"
     "130 stopped by SIGINT/SIGTERM after writing last.safetensors.\n";
 
@@ -93,10 +95,28 @@ bool parse_double(const char* option, const std::string& text, double min, doubl
   return true;
 }
 
+// The op table of --profile: mean ms per step of each op, forward and backward, and what the step
+// spends outside the model (zero_grad, gradient norm, Adam).
+void print_profile(const train::OpProfile& p, long steps, double step_ms) {
+  const double scale = 1e3 / static_cast<double>(steps);
+  double fwd = 0.0, bwd = 0.0;
+  std::printf("| op | forward ms | backward ms | total ms | share |\n|---|--:|--:|--:|--:|\n");
+  for (int op = 0; op < train::OpProfile::kOps; ++op) {
+    const double f = p.forward[op] * scale, b = p.backward[op] * scale;
+    fwd += f;
+    bwd += b;
+    std::printf("| %s | %.1f | %.1f | %.1f | %.1f %% |\n", train::OpProfile::name(op), f, b, f + b,
+                100.0 * (f + b) / step_ms);
+  }
+  const double rest = step_ms - fwd - bwd;
+  std::printf("| zero_grad + grad norm + Adam | | | %.1f | %.1f %% |\n", rest, 100.0 * rest / step_ms);
+  std::printf("| step | %.1f | %.1f | %.1f | 100 %% |\n", fwd, bwd, step_ms);
+}
+
 // Times training steps on random full-length batches (no padding): the figure to compare with
 // PyTorch on the same shape (bench/torch_train_bench.py).
 int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_len, long steps, int threads,
-                  uint64_t seed) {
+                  uint64_t seed, bool profile, const std::string& blas_core) {
   if (src_len > config.max_len || tgt_len > config.max_len) return fail("--src-len/--tgt-len exceed the preset's max_len");
   const auto B = static_cast<int32_t>(batch), S = static_cast<int32_t>(src_len), T = static_cast<int32_t>(tgt_len);
   train::Transformer model(config, train::BatchLimits{B, S, T, 0, 0});
@@ -122,12 +142,16 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
       if (t + 1 < T) b.tgt_in[r * T + t + 1] = b.tgt_out[r * T + t];
     }
   }
-  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), %ld timed steps\n", model.num_params(), B, S, T,
-              threads, steps);
+  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), OpenBLAS %s kernels, %ld timed steps\n",
+              model.num_params(), B, S, T, threads, blas_core.c_str(), steps);
   std::vector<double> ms;
   std::clock_t cpu_start = 0;
+  train::OpProfile ops;
   for (long i = 0; i < steps + 2; ++i) {
-    if (i == 2) cpu_start = std::clock();
+    if (i == 2) {
+      cpu_start = std::clock();
+      if (profile) model.set_profile(&ops);
+    }
     const auto start = std::chrono::steady_clock::now();
     const auto lr = static_cast<float>(train::noam_lr(i + 1, config.d_model, 4000, 1.0));
     const train::StepResult r = train::train_step(&model, &adam, b, train::DropoutRng{seed, static_cast<uint64_t>(i + 1)}, lr, 0.0);
@@ -150,6 +174,10 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
   // Mean step time, as bench/torch_train_bench.py reports it.
   std::printf("throughput: %.0f target tokens/s, %.0f source+target tokens/s\n", tgt_tokens / mean * 1e3,
               all_tokens / mean * 1e3);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("peak RSS: %.1f MB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
+  if (profile) print_profile(ops, steps, mean);
   return 0;
 }
 
@@ -161,7 +189,7 @@ int cmd_train(int argc, char** argv) {
   std::string vocab_size_s, dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
   std::string log_every_s, eval_every_s, eval_sentences_s, keep_s, average_s = "0";
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
-  bool pre_ln = false, overwrite = false, benchmark = false, new_corpus = false;
+  bool pre_ln = false, overwrite = false, benchmark = false, profile = false, new_corpus = false;
   const Option options[] = {
       {"--data", &data_dir}, {"--spm", &spm_path}, {"--src", &src_lang}, {"--tgt", &tgt_lang}, {"--preset", &preset},
       {"--vocab-size", &vocab_size_s}, {"--dropout", &dropout}, {"--label-smoothing", &label_smoothing}, {"--pre-ln", nullptr, &pre_ln},
@@ -170,7 +198,8 @@ int cmd_train(int argc, char** argv) {
       {"--log-every", &log_every_s}, {"--eval-every", &eval_every_s}, {"--eval-sentences", &eval_sentences_s},
       {"--keep", &keep_s}, {"--average", &average_s}, {"--resume", &resume}, {"--new-corpus", nullptr, &new_corpus},
       {"--overwrite", nullptr, &overwrite},
-      {"--benchmark", nullptr, &benchmark}, {"--batch", &batch_s}, {"--src-len", &src_len_s}, {"--tgt-len", &tgt_len_s}};
+      {"--benchmark", nullptr, &benchmark}, {"--batch", &batch_s}, {"--src-len", &src_len_s}, {"--tgt-len", &tgt_len_s},
+      {"--profile", nullptr, &profile}};
   if (auto r = parse_options("train", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
 
   // Model config: the preset (or the resumed checkpoint's), then explicit overrides.
@@ -251,6 +280,8 @@ int cmd_train(int argc, char** argv) {
   }
   if (!lr_scale_s.empty() && !parse_double("--lr-scale", lr_scale_s, 0.0, 1e38, &s.lr_scale)) return 2;
   if (!clip_s.empty() && !parse_double("--clip", clip_s, 0.0, 1e38, &s.clip)) return 2;
+  // Which kernels OpenBLAS picked for this CPU (or OPENBLAS_CORETYPE forced): they set the GEMM speed.
+  const std::string blas_core = openblas_get_corename();
   openblas_set_num_threads(s.threads);
 
   if (benchmark) {
@@ -259,7 +290,7 @@ int cmd_train(int argc, char** argv) {
         !parse_long("--tgt-len", tgt_len_s, 1, 1 << 16, &T) ||
         (!steps_s.empty() && !parse_long("--steps", steps_s, 1, 1L << 40, &steps)))
       return 2;
-    return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed);
+    return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed, profile, blas_core);
   }
 
   long steps = 1000, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
@@ -323,9 +354,10 @@ int cmd_train(int argc, char** argv) {
   opt.stop_flag = &g_stop;
   try {
     train::Trainer trainer(opt, data, stdout);
-    std::printf("model: %zu parameters (d_model %d, %d+%d layers, %d heads, d_ff %d, vocab %d), %d thread(s)\n",
+    std::printf("model: %zu parameters (d_model %d, %d+%d layers, %d heads, d_ff %d, vocab %d), %d thread(s), "
+                "OpenBLAS %s kernels\n",
                 trainer.model().num_params(), opt.config.d_model, opt.config.n_enc_layers, opt.config.n_dec_layers,
-                opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads);
+                opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads, blas_core.c_str());
     if (!resume.empty()) {
       if (std::string err = trainer.resume(resume, new_corpus); !err.empty()) return fail(err);
     }

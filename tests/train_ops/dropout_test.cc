@@ -35,6 +35,7 @@ TEST_CASE("dropout masks depend only on (seed, step, site, index)") {
   dropout_forward(parts.data(), x.data(), 333, mask);
   dropout_forward(parts.data() + 333, x.data() + 333, n - 333, mask, 333);
   CHECK(whole == parts);
+  for (long i = 0; i < n; ++i) CHECK(whole[i] == x[i] * mask.factor(i));  // the per-element definition
   for (const DropoutMask& m : {DropoutMask(0.5f, 9, 2, 3), DropoutMask(0.5f, 1, 3, 3), DropoutMask(0.5f, 1, 2, 4)}) {
     dropout_forward(other.data(), x.data(), n, m);
     CHECK(other != whole);
