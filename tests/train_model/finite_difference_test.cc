@@ -81,7 +81,11 @@ void check_finite_differences(bool pre_ln) {
       }
       worst = std::max(worst, best);
     }
-    CHECK_MESSAGE(worst / scale < 2e-2, t.name, ": max |analytic - numeric| ", worst, " for max |numeric| ", scale);
+    // 2 % of the tensor's largest gradient, plus the rounding noise of a float loss difference
+    // (about 1e-4 here: a few hundred ulps of a loss near 4, over 2h): the noise depends on the
+    // BLAS kernels' summation order, so without it the bound held only for some kernels
+    // (OpenBLAS's SkylakeX kernels gave 1.6e-4 against a 7.9e-3 gradient).
+    CHECK_MESSAGE(worst < 2e-2 * scale + 2e-4, t.name, ": max |analytic - numeric| ", worst, " for max |numeric| ", scale);
   }
 }
 
