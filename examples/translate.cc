@@ -27,8 +27,8 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: translate --model FILE [options] [< input]\n"
-               "  --model FILE       the .pmt model (required)\n"
+               "usage: translate [--model FILE] [options] [< input]\n"
+               "  --model FILE       the .pmt model (default models/en-es.pmt)\n"
                "  --input FILE       read sentences from FILE instead of stdin\n"
                "  --beam K           beam size, 1 = greedy (default 4)\n"
                "  --alpha A          length penalty exponent (default 0.6)\n"
@@ -39,6 +39,8 @@ void usage(FILE* out) {
                "  --max-src-len S    most source tokens per line, EOS included\n"
                "                     (default: 128 or the model's limit if lower);\n"
                "                     longer lines are reported and left empty\n"
+               "  --no-repeat-ngram N  never output the same N tokens twice in a line (N-grams\n"
+               "                     with digits exempt); 0 = off (default 4)\n"
                "  --int8-passes P    int8 models: 2 = each Linear's input in two passes, closer\n"
                "                     to fp32 (default); 1 = one pass, faster\n"
                "  --stream           write each token as soon as it is final (forces --batch 1)\n");
@@ -59,7 +61,7 @@ bool parse_float(const char* s, float* out) {
 struct Args {
   std::string model, input;
   pmt::LoadOptions load;
-  pmt::TranslateOptions translate;
+  pmt::TranslateOptions translate{.no_repeat_ngram = 4};
   bool stream = false;
 };
 
@@ -77,7 +79,7 @@ int parse_args(int argc, char** argv, Args* a) {
     }
     static constexpr std::string_view kValued[] = {"--model",   "--input", "--beam",    "--alpha",
                                                    "--threads", "--batch", "--max-len", "--max-src-len",
-                                                   "--int8-passes"};
+                                                   "--int8-passes", "--no-repeat-ngram"};
     if (std::find(std::begin(kValued), std::end(kValued), opt) == std::end(kValued)) {
       std::fprintf(stderr, "translate: unknown option %s\n", argv[i]);
       usage(stderr);
@@ -97,17 +99,14 @@ int parse_args(int argc, char** argv, Args* a) {
     else if (opt == "--batch") ok = parse_int(v, 1, &a->load.max_batch);
     else if (opt == "--max-len") ok = parse_int(v, 1, &a->translate.max_len);
     else if (opt == "--int8-passes") ok = parse_int(v, 1, &a->load.int8_passes);
+    else if (opt == "--no-repeat-ngram") ok = parse_int(v, 0, &a->translate.no_repeat_ngram);
     else ok = parse_int(v, 2, &a->load.max_src_len);  // --max-src-len
     if (!ok) {
       std::fprintf(stderr, "translate: bad value '%s' for %s\n", v, argv[i - 1]);
       return 2;
     }
   }
-  if (a->model.empty()) {
-    std::fprintf(stderr, "translate: --model is required\n");
-    usage(stderr);
-    return 2;
-  }
+  if (a->model.empty()) a->model = "models/en-es.pmt";
   a->load.max_beam = a->translate.beam;
   if (a->translate.max_len > 0) a->load.max_tgt_len = a->translate.max_len;
   if (a->stream) a->load.max_batch = 1;

@@ -45,7 +45,7 @@ pmt::LoadOptions load_options(const pmt_load_options* o) {
 
 pmt::TranslateOptions translate_options(const pmt_translate_options* o) {
   pmt::TranslateOptions t;
-  if (o != nullptr) t = {o->beam, o->alpha, o->max_len};
+  if (o != nullptr) t = {o->beam, o->alpha, o->max_len, o->no_repeat_ngram};
   return t;
 }
 
@@ -89,7 +89,7 @@ void pmt_load_options_init(pmt_load_options* options) {
 void pmt_translate_options_init(pmt_translate_options* options) {
   if (options == nullptr) return;
   const pmt::TranslateOptions d;
-  *options = {d.beam, d.alpha, d.max_len};
+  *options = {d.beam, d.alpha, d.max_len, d.no_repeat_ngram};
 }
 
 pmt_status pmt_load(const char* path, const pmt_load_options* options, pmt_translator** out) {

@@ -50,6 +50,7 @@ void Search::bind(ArenaLayout& arena) {
   top_val_ = arena.take<float>(2 * max_beam_);
   free_slots_ = arena.take<int32_t>(max_beam_);
   slot_kept_ = arena.take<bool>(max_beam_);
+  digit_piece_ = arena.take<bool>(net_->config().vocab_size);
   if (finished_ != nullptr)
     for (size_t i = 0; i < slots; ++i) finished_[i].tokens = finished_tokens + i * max_tgt_;
 }
@@ -65,7 +66,21 @@ size_t Search::unfinished_rows(size_t count) {
   return rows;
 }
 
-void Search::greedy(size_t count, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out) {
+void Search::block_repeats(const int32_t* tokens, size_t pos, size_t n, float* log_probs) const {
+  if (n == 0 || pos + 1 < n) return;
+  const int32_t* tail = tokens + pos + 1 - n;  // the n - 1 newest tokens
+  bool tail_has_digit = false;
+  for (size_t j = 0; j + 1 < n; ++j) tail_has_digit = tail_has_digit || digit_piece_[tail[j]];
+  if (tail_has_digit) return;
+  for (size_t i = 0; i + n <= pos; ++i) {
+    if (!std::equal(tail, tail + n - 1, tokens + i)) continue;
+    const int32_t next = tokens[i + n - 1];
+    if (!digit_piece_[next]) log_probs[next] = -INFINITY;
+  }
+}
+
+void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
+                    Hypothesis* out) {
   const ModelConfig& c = net_->config();
   const size_t V = c.vocab_size;
   for (size_t b = 0; b < count; ++b) {
@@ -81,6 +96,7 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, TokenSink
       const size_t b = sentences_[r];
       float* row = net_->logits() + r * V;
       kernels::log_softmax(row, row, V);
+      block_repeats(history(slots_[r]), pos, no_repeat, row);
       const int32_t token = static_cast<int32_t>(kernels::argmax(row, V));
       Hypothesis& h = out[b];
       h.log_prob += row[token];
@@ -99,7 +115,8 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, TokenSink
   }
 }
 
-void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out) {
+void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
+                  Hypothesis* out) {
   const ModelConfig& c = net_->config();
   const size_t V = c.vocab_size;
   const size_t per_hyp = std::min(2 * k, V);
@@ -134,6 +151,7 @@ void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, T
       for (int32_t j = 0; j < n_live_[b]; ++j, ++r) {
         float* row = net_->logits() + r * V;
         kernels::log_softmax(row, row, V);
+        block_repeats(history(slots_[r]), pos, no_repeat, row);
         kernels::top_k(row, V, per_hyp, top_idx_, top_val_);
         const float base = slot_log_prob_[slots_[r]];
         for (size_t i = 0; i < per_hyp; ++i) candidates_[m++] = {base + top_val_[i], top_idx_[i], j, -1};

@@ -49,10 +49,18 @@ class Search {
   explicit Search(Network* network) : net_(network) {}
   void bind(ArenaLayout& arena);
 
+  // Marks token `id` as a digit piece, exempt from the repetition block (numbers legitimately
+  // repeat digits: 1,000,000). Call after bind, once per digit piece.
+  void mark_digit_piece(int32_t id) { digit_piece_[id] = true; }
+
   // The sentences were encoded by network->encode() (sentence b = index b). max_len[b]: most
-  // output tokens of sentence b, EOS included, <= max_tgt_len. Results in out[b].
-  void greedy(size_t count, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out);
-  void beam(size_t count, size_t k, const int32_t* max_len, float alpha, TokenSink sink, Hypothesis* out);
+  // output tokens of sentence b, EOS included, <= max_tgt_len. no_repeat > 0: no hypothesis
+  // produces an n-gram of no_repeat tokens it already holds, unless the n-gram has a digit piece
+  // (a guard against the loops of a weak model, as no_repeat_ngram_size in CTranslate2 and
+  // fairseq). Results in out[b].
+  void greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink, Hypothesis* out);
+  void beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
+            Hypothesis* out);
   // log_probs[b] = log P(targets[b] + EOS | source b), feeding BOS + targets[b].
   void score(std::span<const std::span<const int32_t>> targets, LogitsSink sink, float* log_probs);
 
@@ -76,6 +84,9 @@ class Search {
   };
 
   int32_t* history(size_t slot) const { return history_ + slot * max_tgt_; }
+  // Sets to -inf the log-probability of every token that would complete a second copy of an
+  // n-gram of tokens[0..pos), except n-grams with a digit piece.
+  void block_repeats(const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
   // Adds one finished hypothesis of sentence b (parent's tokens, then `token` unless it is EOS),
   // replacing the worst when k are already kept.
   void finish(size_t b, size_t k, const Candidate& c, size_t pos, float alpha);
@@ -101,6 +112,7 @@ class Search {
   int32_t *top_idx_ = nullptr, *free_slots_ = nullptr;
   float* top_val_ = nullptr;
   bool* slot_kept_ = nullptr;
+  bool* digit_piece_ = nullptr;  // [vocab_size]
 };
 
 }  // namespace pmt::rt

@@ -68,6 +68,7 @@ struct Translator::Impl {
                            count, limits.max_batch);
     if (Status s = check_range("beam", options.beam, 1, limits.max_beam); !s.ok()) return s;
     if (Status s = check_range("max_len", options.max_len, 0, limits.max_tgt_len); !s.ok()) return s;
+    if (Status s = check_range("no_repeat_ngram", options.no_repeat_ngram, 0, limits.max_tgt_len); !s.ok()) return s;
     if (!(options.alpha >= 0.f && std::isfinite(options.alpha)))
       return Status::error(ErrorCode::kInvalidArgument, "alpha = %g must be finite and >= 0", options.alpha);
     result_count = count;
@@ -131,9 +132,9 @@ struct Translator::Impl {
       };
     }
     if (options.beam == 1)
-      search.greedy(n, max_len, options.alpha, sink, hypotheses);
+      search.greedy(n, max_len, options.alpha, options.no_repeat_ngram, sink, hypotheses);
     else
-      search.beam(n, options.beam, max_len, options.alpha, sink, hypotheses);
+      search.beam(n, options.beam, max_len, options.alpha, options.no_repeat_ngram, sink, hypotheses);
     for (size_t k = 0; k < n; ++k) {
       const rt::Hypothesis& h = hypotheses[k];
       Translation& r = results[batch_index[k]];
@@ -249,6 +250,10 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
     return Status::error(ErrorCode::kOutOfMemory, "cannot reserve %zu bytes for the arena", measure.bytes());
   rt::ArenaLayout layout(impl->arena.data());
   impl->bind(layout);
+  for (int32_t id = 0; id < f.config().vocab_size; ++id) {
+    const std::string_view piece = impl->tokenizer.piece_text(id, true);
+    if (piece.size() == 1 && piece[0] >= '0' && piece[0] <= '9') impl->search.mark_digit_piece(id);
+  }
 
   const size_t batch = limits.max_batch;
   impl->sources.resize(batch);

@@ -70,9 +70,9 @@ TEST_CASE("beam search with k = 1 equals greedy search") {
     const std::vector<int32_t> max_len = {40, 5, 40, 12, 1};
     e.network.encode(spans(sources));
     std::vector<rt::Hypothesis> greedy(sources.size()), beam(sources.size());
-    e.search.greedy(sources.size(), max_len.data(), 0.6f, {}, greedy.data());
+    e.search.greedy(sources.size(), max_len.data(), 0.6f, 0, {}, greedy.data());
     const std::vector<Result> g = copy_out(greedy);
-    e.search.beam(sources.size(), 1, max_len.data(), 0.6f, {}, beam.data());
+    e.search.beam(sources.size(), 1, max_len.data(), 0.6f, 0, {}, beam.data());
     const std::vector<Result> b = copy_out(beam);
     for (size_t i = 0; i < sources.size(); ++i) {
       CAPTURE(seed);

@@ -55,6 +55,7 @@ typedef struct pmt_translate_options {
   int32_t beam;  /* 1 = greedy; 1..max_beam */
   float alpha;   /* length penalty exponent (Wu et al. 2016), >= 0 */
   int32_t max_len; /* output tokens incl. EOS; 0: source tokens + 50 capped at max_tgt_len */
+  int32_t no_repeat_ngram; /* n > 0: no output n-gram twice (digit n-grams exempt); 0 = off */
 } pmt_translate_options;
 
 /* One sentence of the last call. Pointers stay valid until the next call on the handle. */

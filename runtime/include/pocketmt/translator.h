@@ -96,6 +96,10 @@ struct TranslateOptions {
   // Most output tokens per sentence, EOS included. 0: source tokens (EOS included) + 50,
   // capped at LoadOptions::max_tgt_len. An explicit value must be <= max_tgt_len.
   int32_t max_len = 0;
+  // Repetition block: n > 0 forbids any output n-gram of n tokens from occurring twice in a
+  // hypothesis (n-grams holding a digit piece are exempt, so numbers copy through); a guard
+  // against the loops of a weak model. 0 = off. The translate CLI uses 4.
+  int32_t no_repeat_ngram = 0;
 };
 
 // One translated sentence. Views point into the Translator and stay valid until its next
