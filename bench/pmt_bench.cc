@@ -67,9 +67,9 @@ struct Options {
 };
 
 constexpr const char* kUsage =
-    "usage: pmt-bench -m MODEL.pmt [options]\n"
+    "usage: pmt-bench [-m MODEL.pmt] [options]\n"
     "Latency and memory of a PocketMT model, batch 1 (see the table's columns in the README).\n"
-    "  -m, --model FILE      model file; repeat for several\n"
+    "  -m, --model FILE      model file; repeat for several (default models/en-es.pmt)\n"
     "  -s, --src-len LIST    source lengths in tokens, EOS included, of random ids (default 32)\n"
     "  -n, --gen-len LIST    output tokens, EOS included (the call's max_len; default 128)\n"
     "  -b, --beam LIST       beam sizes, 1 = greedy (default 1)\n"
@@ -156,7 +156,7 @@ int parse_options(int argc, char** argv, Options* o, bool* done) {
     }
     if (!ok) return usage_error("bad value '" + std::string(v) + "' for " + a);
   }
-  if (o->models.empty()) return usage_error("no model (-m FILE)");
+  if (o->models.empty()) o->models.emplace_back("models/en-es.pmt");
   return 0;
 }
 
