@@ -4,7 +4,7 @@
 # normalization end to end: curly vs keyboard quotes, ALL-CAPS input, numbers kept.
 #   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium] [--int8-passes P]
 #   scripts/evaluate.sh --checkpoint CKPT --spm SPM [--calib PREFIX] [--out DIR]   (exports both)
-# Sets: data/en-es/test.{gettext,bible} (pmt-convert corpus) and tests/data/everyday/everyday.
+# Sets: data/en-es/test.{gettext,help,libreoffice,bible} (pmt-convert corpus) and tests/data/everyday/everyday.
 # Writes DIR/<set>.<system>.es and DIR/results.md (default DIR: runs/evaluate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +39,11 @@ if ((apertium)) && ! command -v apertium >/dev/null; then
   exit 2
 fi
 
-sets=(gettext:data/en-es/test.gettext bible:data/en-es/test.bible everyday:tests/data/everyday/everyday)
+sets=(gettext:data/en-es/test.gettext help:data/en-es/test.help libreoffice:data/en-es/test.libreoffice
+  bible:data/en-es/test.bible everyday:tests/data/everyday/everyday)
+# A line longer than the model's 256 positions is left empty (exit 2, named on stderr) and scores
+# as a miss; any other failure stops the run.
+run_translate() { "$translate" "$@" || (($? == 2)); }
 score() { "$convert" score --hyp "$1" --ref "$2" | awk '/^BLEU/{b=$3} /^chrF2/{c=$3} END{printf "%s | %s", b, c}'; }
 {
   echo "| set | lines | system | BLEU | chrF2 |"
@@ -58,7 +62,7 @@ for entry in "${sets[@]}"; do
     [[ -n "${model#*:}" ]] || continue
     for beam in 1 4; do
       sys=${model%%:*}-beam$beam
-      "$translate" --model "${model#*:}" --input "$prefix.en" --beam $beam --batch 8 --int8-passes "$passes" \
+      run_translate --model "${model#*:}" --input "$prefix.en" --beam $beam --batch 8 --max-src-len 256 --int8-passes "$passes" \
         >"$out/$name.$sys.es"
       systems+=("$sys")
     done
@@ -73,7 +77,7 @@ model=${int8:-$fp32}
 everyday=tests/data/everyday/everyday.en
 sed "s/'/\xe2\x80\x99/g; s/\"\([^\"]*\)\"/\xe2\x80\x9c\1\xe2\x80\x9d/g" "$everyday" >"$out/everyday.curly.en"
 "$translate" --model "$model" --int8-passes "$passes" --input "$out/everyday.curly.en" --beam 4 >"$out/everyday.curly.es"
-base=$out/everyday.${int8:+int8}${int8:-fp32}-beam4.es
+if [[ -n "$int8" ]]; then base=$out/everyday.int8-beam4.es; else base=$out/everyday.fp32-beam4.es; fi
 same_quotes=$(paste -d '\t' "$base" "$out/everyday.curly.es" | awk -F'\t' '$1 == $2' | wc -l)
 sed 's/.*/\U&/' "$everyday" >"$out/everyday.caps.en"
 "$translate" --model "$model" --int8-passes "$passes" --input "$out/everyday.caps.en" --beam 4 >"$out/everyday.caps.es"
