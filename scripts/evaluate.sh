@@ -39,6 +39,7 @@ if ((apertium)) && ! command -v apertium >/dev/null; then
   exit 2
 fi
 
+identical=()
 sets=(gettext:data/en-es/test.gettext help:data/en-es/test.help libreoffice:data/en-es/test.libreoffice
   bible:data/en-es/test.bible everyday:tests/data/everyday/everyday)
 # A line longer than the model's 256 positions is left empty (exit 2, named on stderr) and scores
@@ -70,6 +71,10 @@ for entry in "${sets[@]}"; do
   for sys in "${systems[@]}"; do
     echo "| $name | $lines | $sys | $(score "$out/$name.$sys.es" "$prefix.es") |" >>"$out/results.md"
   done
+  if [[ -n "$fp32" && -n "$int8" ]]; then
+    same=$(paste -d '\t' "$out/$name.fp32-beam1.es" "$out/$name.int8-beam1.es" | awk -F'\t' '$1 == $2' | wc -l)
+    identical+=("$name: $same of $lines")
+  fi
 done
 
 # Normalization end to end, on the everyday set with the int8 model (or the fp32 one).
@@ -99,6 +104,10 @@ kept=$(paste -d '\t' "$numbers" "$out/numbers.es" | awk -F'\t' '
   END { print kept + 0 }')
 {
   echo
+  if ((${#identical[@]})); then
+    echo "int8 greedy output identical to fp32 greedy: ${identical[*]}"
+    echo
+  fi
   echo "Normalization checks ($model, beam 4):"
   echo "- curly quotes and apostrophes vs keyboard ones: identical output on $same_quotes of $(wc -l <"$everyday") everyday sentences"
   echo "- ALL-CAPS input: same words as the normal-case output (case-insensitive) on $same_caps of $(wc -l <"$everyday")"

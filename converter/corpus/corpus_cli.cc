@@ -15,7 +15,6 @@
 #include "corpus/message_cleaning.h"
 #include "corpus/mo_catalog.h"
 #include "corpus/software_text.h"
-#include "corpus/utf8.h"
 
 namespace pmt::cli {
 namespace fs = std::filesystem;
@@ -179,24 +178,12 @@ bool read_libreoffice_pages(const std::vector<fs::path>& dirs, std::vector<corpu
   return true;
 }
 
-int64_t words(const std::vector<corpus::SentencePair>& pairs, bool english) {
-  int64_t n = 0;
-  for (const auto& p : pairs) n += static_cast<int64_t>(text::split_on_space(english ? p.en : p.es).size());
-  return n;
-}
-
 // Every k-th pair so that at most `limit` remain, spread over the whole set.
 std::vector<corpus::SentencePair> thin(const std::vector<corpus::SentencePair>& pairs, size_t limit) {
   if (pairs.size() <= limit) return pairs;
   std::vector<corpus::SentencePair> out;
   for (size_t i = 0; i < limit; ++i) out.push_back(pairs[i * pairs.size() / limit]);
   return out;
-}
-
-uint32_t text_hash(const std::string& s) {
-  uint32_t h = 2166136261u;
-  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  return h;
 }
 
 }  // namespace
@@ -325,7 +312,7 @@ int cmd_corpus(int argc, char** argv) {
     longest_valid = std::max(longest_valid, held[s][0].size());
   }
   for (const auto& p : train) {
-    if (text_hash(p.en) % 100 < static_cast<uint32_t>(caps_percent)) caps.push_back({corpus::to_upper_latin(p.en), corpus::to_upper_latin(p.es)});
+    if (corpus::stable_hash(p.en) % 100 < static_cast<uint32_t>(caps_percent)) caps.push_back({corpus::to_upper_latin(p.en), corpus::to_upper_latin(p.es)});
   }
   train.insert(train.end(), caps.begin(), caps.end());
   for (size_t i = 0; i < longest_valid; ++i) {
@@ -348,7 +335,8 @@ int cmd_corpus(int argc, char** argv) {
   const auto row = [&](const std::string& source, const char* split, const std::vector<corpus::SentencePair>& pairs) {
     char line[160];
     std::snprintf(line, sizeof line, "%-11s %-6s %8zu %10lld %10lld\n", source.c_str(), split, pairs.size(),
-                  static_cast<long long>(words(pairs, true)), static_cast<long long>(words(pairs, false)));
+                  static_cast<long long>(corpus::count_side_words(pairs, true)),
+                  static_cast<long long>(corpus::count_side_words(pairs, false)));
     r << line;
   };
   for (size_t s = 0; s < sources.size(); ++s) {

@@ -10,13 +10,6 @@ namespace pmt::corpus {
 namespace fs = std::filesystem;
 namespace {
 
-// Single-quotes a path for /bin/sh.
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 bool run(const std::string& command) { return std::system(command.c_str()) == 0; }
 
 bool apt_download(const fs::path& cache_dir, const std::vector<std::string>& packages) {
@@ -26,6 +19,12 @@ bool apt_download(const fs::path& cache_dir, const std::vector<std::string>& pac
 }
 
 }  // namespace
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 bool is_package_name(const std::string& name) {
   if (name.size() < 2) return false;

@@ -39,6 +39,9 @@ bool extract_cached(const std::filesystem::path& deb, const std::vector<std::str
                     const std::filesystem::path& dir, std::vector<std::filesystem::path>* files,
                     std::string* error);
 
+// s single-quoted for /bin/sh, so any path or pattern reaches the command as one word.
+std::string shell_quote(const std::string& s);
+
 // Reads a whole file into *bytes.
 bool read_file(const std::filesystem::path& path, std::string* bytes, std::string* error);
 

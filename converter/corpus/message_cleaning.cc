@@ -154,18 +154,18 @@ std::string strip_accelerators(std::string_view s) {
 }
 
 std::string collapse_whitespace(std::string_view s) {
-  std::string out;
+  std::u32string out;
   bool pending_space = false;
   for (const char32_t c : text::decode_utf8(s)) {
     if (text::is_space(c)) {
       pending_space = !out.empty();
       continue;
     }
-    if (pending_space) out += ' ';
+    if (pending_space) out += U' ';
     pending_space = false;
-    out += text::encode_utf8(std::u32string(1, c));
+    out += c;
   }
-  return out;
+  return text::encode_utf8(out);
 }
 
 std::vector<std::string> placeholders(std::string_view s) {
@@ -244,17 +244,18 @@ FunctionWords count_function_words(std::string_view s) {
       "archivos", "error", "cuando", "si", "como", "pero", "más", "ya", "hay", "ha", "han", "fue",
       "usted", "seleccione", "pulse", "haga", "clic", "desde", "entre", "sobre", "también"};
   FunctionWords counts;
-  std::string word;
+  std::u32string word;
   const auto flush = [&] {
     if (word.empty()) return;
-    const bool en = english.count(word) > 0, es = spanish.count(word) > 0;
+    const std::string w = text::encode_utf8(word);
+    const bool en = english.count(w) > 0, es = spanish.count(w) > 0;
     if (en && !es) ++counts.english;
     if (es && !en) ++counts.spanish;
     word.clear();
   };
   for (const char32_t c : text::decode_utf8(s)) {
     if (is_word_char(c)) {
-      word += text::encode_utf8(std::u32string(1, lower_latin(c)));
+      word += lower_latin(c);
     } else {
       flush();
     }

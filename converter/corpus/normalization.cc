@@ -78,9 +78,9 @@ bool merge_normalization_rules(const std::string& nmt_nfkc_tsv, std::string* mer
 
 bool write_normalization_tsv(const std::filesystem::path& path, std::string* error) {
   const std::filesystem::path raw = path.string() + ".nmt_nfkc";
-  const std::string command = "spm_normalize --normalization_rule_name=nmt_nfkc --decompile --output '" +
-                              raw.string() + "' </dev/null >/dev/null 2>&1";
-  if (raw.string().find('\'') != std::string::npos || std::system(command.c_str()) != 0) {
+  const std::string command = "spm_normalize --normalization_rule_name=nmt_nfkc --decompile --output " +
+                              shell_quote(raw.string()) + " </dev/null >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) {
     *error = "spm_normalize --decompile failed (Debian package sentencepiece)";
     return false;
   }

@@ -201,6 +201,12 @@ bool read_bible_modules(BibleModules* out, std::string* error) {
   return true;
 }
 
+int64_t count_side_words(const std::vector<SentencePair>& pairs, bool english) {
+  int64_t words = 0;
+  for (const SentencePair& p : pairs) words += static_cast<int64_t>(text::split_on_space(english ? p.en : p.es).size());
+  return words;
+}
+
 bool write_pairs(const std::vector<SentencePair>& pairs, const std::filesystem::path& dir,
                  const std::string& stem, std::string* error) {
   for (const bool english : {true, false}) {

@@ -80,6 +80,9 @@ bool read_bible_modules(BibleModules* out, std::string* error);
 bool prepare_corpus(const BibleSources& sources, const PrepareOptions& options,
                     PreparedCorpus* out, std::string* error);
 
+// Words (Python's str.split() fields) on the English or the Spanish side of every pair.
+int64_t count_side_words(const std::vector<SentencePair>& pairs, bool english);
+
 // Writes <dir>/<stem>.en and <dir>/<stem>.es, one sentence per line (dir must exist).
 bool write_pairs(const std::vector<SentencePair>& pairs, const std::filesystem::path& dir,
                  const std::string& stem, std::string* error);

@@ -5,7 +5,6 @@
 
 #include "corpus/cli_options.h"
 #include "corpus/prepare.h"
-#include "corpus/utf8.h"
 
 namespace pmt::cli {
 namespace {
@@ -20,12 +19,6 @@ constexpr char kUsage[] =
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-int64_t count_words(const std::vector<corpus::SentencePair>& pairs, bool english) {
-  int64_t words = 0;
-  for (const auto& p : pairs) words += static_cast<int64_t>(text::split_on_space(english ? p.en : p.es).size());
-  return words;
 }
 
 void print_report(const corpus::PreparedCorpus& c, bool with_kjv) {
@@ -52,8 +45,8 @@ void print_report(const corpus::PreparedCorpus& c, bool with_kjv) {
   for (int s = 0; s < corpus::kNumSplits; ++s) {
     const auto& pairs = c.splits[s];
     std::printf("%-5s %7zu %10lld %10lld\n", corpus::split_name(static_cast<corpus::Split>(s)),
-                pairs.size(), static_cast<long long>(count_words(pairs, true)),
-                static_cast<long long>(count_words(pairs, false)));
+                pairs.size(), static_cast<long long>(corpus::count_side_words(pairs, true)),
+                static_cast<long long>(corpus::count_side_words(pairs, false)));
   }
 }
 

@@ -8,10 +8,14 @@
 
 namespace pmt::corpus {
 
+uint32_t stable_hash(std::string_view s) {
+  uint32_t h = 2166136261u;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
 Split split_of_document(const std::string& name, int held_out_buckets) {
-  uint32_t h = 2166136261u;  // FNV-1a: stable across platforms and library versions
-  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  const uint32_t bucket = h % 50, n = static_cast<uint32_t>(held_out_buckets);
+  const uint32_t bucket = stable_hash(name) % 50, n = static_cast<uint32_t>(held_out_buckets);
   if (bucket >= 7 && bucket < 7 + n) return Split::kTest;
   if (bucket >= 23 && bucket < 23 + n) return Split::kValid;
   return Split::kTrain;

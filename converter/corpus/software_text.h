@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct SeenEnglish {
 // Which split a document belongs to; held_out_buckets (1 to 16) of the 50 go to each of test and
 // valid.
 Split split_of_document(const std::string& name, int held_out_buckets = 1);
+
+// FNV-1a of the bytes of s: a hash stable across platforms and library versions, for choices
+// that must not change between runs (held-out documents, the pairs copied in capitals).
+uint32_t stable_hash(std::string_view s);
 
 // Rules 1-5 on one pair: the cleaned pair, or false with the counter of the rule that dropped it
 // incremented.

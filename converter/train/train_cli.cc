@@ -214,7 +214,9 @@ int cmd_train(int argc, char** argv) {
   }
   // The command's own run settings, kept in last.safetensors so that `--resume FILE` alone
   // continues the same run (a run that forgot --data used to fail, one that forgot
-  // --eval-every silently changed). Paths are stored absolute: a resume may run elsewhere.
+  // --eval-every silently changed). Paths are stored as given, relative to the run's working
+  // folder, so a committed checkpoint names no machine's folders: resume from the same folder
+  // (e.g. the repository root) or pass --data/--spm again.
   const struct {
     const char* key;
     std::string* value;
@@ -320,7 +322,7 @@ int cmd_train(int argc, char** argv) {
   // Vocabulary and corpus, encoded once.
   if (spm_path.empty()) spm_path = (std::filesystem::path(data_dir) / "spm.model").string();
   for (const auto& r : remembered)
-    opt.run_metadata[r.key] = r.path ? std::filesystem::absolute(*r.value).lexically_normal().string() : *r.value;
+    opt.run_metadata[r.key] = r.path ? std::filesystem::path(*r.value).lexically_normal().string() : *r.value;
   sentencepiece::SentencePieceProcessor sp;
   if (const auto status = sp.Load(spm_path); !status.ok()) return fail("cannot load " + spm_path + ": " + status.ToString());
   if (std::string err = train::check_vocabulary(sp, opt.config); !err.empty()) return fail(spm_path + ": " + err);
