@@ -1,12 +1,17 @@
 // translate: one translation per input line, in input order.
 //
 //   translate --model models/en-es.pmt < input.en > output.es
+//   translate --input document.txt > document.es.txt
 //
-// Reads UTF-8 lines from stdin (or --input), translates them in batches of --batch lines and
-// writes exactly one line per input line: an empty line for an empty one, and an empty line plus
-// a message on stderr for a line that cannot be translated (too long for the limits, invalid
-// UTF-8). Exit status: 0 all lines translated, 2 bad option or model, or some line rejected,
-// 1 the input could not be read or the output not written (a full disk, a closed pipe).
+// Reads UTF-8 text from stdin (or --input) and writes exactly one line per input line. Each line
+// is a paragraph: split into sentences, translated, and put back with its own whitespace; blank
+// lines stay blank. A sentence too long for the model is cut and translated in pieces (a warning
+// on stderr). The input is read in chunks of up to 4,096 lines or 8 MB, whose sentences are
+// sorted by length and translated in batches of --batch, so memory stays bounded on any input.
+// A line that cannot be translated (invalid UTF-8; with --no-split, too long) gives an empty line
+// and a message on stderr. Exit status: 0 all lines translated, 2 bad option or model, or some
+// line rejected, 1 the input could not be read or the output not written (a full disk, a closed
+// pipe).
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -20,7 +25,9 @@
 #include <vector>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "pocketmt/text_translator.h"
 #include "pocketmt/translator.h"
 
 namespace {
@@ -33,17 +40,24 @@ void usage(FILE* out) {
                "  --beam K           beam size, 1 = greedy (default 4)\n"
                "  --alpha A          length penalty exponent (default 0.6)\n"
                "  --threads N        threads (default 1)\n"
-               "  --batch B          lines translated together (default 1)\n"
-               "  --max-len L        most output tokens per line, EOS included\n"
-               "                     (default: source tokens + 50)\n"
-               "  --max-src-len S    most source tokens per line, EOS included\n"
-               "                     (default: 128 or the model's limit if lower);\n"
-               "                     longer lines are reported and left empty\n"
+               "  --batch B          sentences translated together (default 16)\n"
+               "  --no-split         each line is one sentence, never cut (lines longer than\n"
+               "                     --max-src-len are reported and left empty)\n"
+               "  --lang CODE        source language of the abbreviations the sentence\n"
+               "                     splitter knows: en (default) or es\n"
+               "  --max-len L        most output tokens per sentence, EOS included (default:\n"
+               "                     2 x source tokens + 10, see --max-len-ratio)\n"
+               "  --max-len-ratio R  output bound relative to the source: R x source tokens\n"
+               "                     + 10 (default 2)\n"
+               "  --max-src-len S    most source tokens per sentence, EOS included (default:\n"
+               "                     128 or the model's limit if lower); longer sentences are\n"
+               "                     cut at clause punctuation, then every S - 1 tokens\n"
                "  --no-repeat-ngram N  never output the same N tokens twice in a line (N-grams\n"
                "                     with digits exempt); 0 = off (default 4)\n"
                "  --int8-passes P    int8 models: 2 = each Linear's input in two passes, closer\n"
                "                     to fp32 (default); 1 = one pass, faster\n"
-               "  --stream           write each token as soon as it is final (forces --batch 1)\n");
+               "  --stream           write each token as soon as it is final (forces --batch 1)\n"
+               "  --quiet            no progress line on a terminal\n");
 }
 
 bool parse_int(const char* s, int32_t lo, int32_t* out) {
@@ -59,10 +73,10 @@ bool parse_float(const char* s, float* out) {
 }
 
 struct Args {
-  std::string model, input;
-  pmt::LoadOptions load;
+  std::string model, input, language = "en";
+  pmt::LoadOptions load{.max_batch = 16};
   pmt::TranslateOptions translate{.no_repeat_ngram = 4};
-  bool stream = false;
+  bool stream = false, split = true, quiet = false;
 };
 
 // Returns 0 to go on, otherwise the exit code (after printing why).
@@ -73,13 +87,13 @@ int parse_args(int argc, char** argv, Args* a) {
       usage(stdout);
       return -1;
     }
-    if (opt == "--stream") {
-      a->stream = true;
+    if (opt == "--stream" || opt == "--no-split" || opt == "--quiet") {
+      (opt == "--stream" ? a->stream : opt == "--quiet" ? a->quiet : a->split) = opt != "--no-split";
       continue;
     }
-    static constexpr std::string_view kValued[] = {"--model",   "--input", "--beam",    "--alpha",
-                                                   "--threads", "--batch", "--max-len", "--max-src-len",
-                                                   "--int8-passes", "--no-repeat-ngram"};
+    static constexpr std::string_view kValued[] = {
+        "--model",       "--input",     "--beam",        "--alpha",           "--threads", "--batch",
+        "--max-len",     "--max-src-len", "--int8-passes", "--no-repeat-ngram", "--lang",    "--max-len-ratio"};
     if (std::find(std::begin(kValued), std::end(kValued), opt) == std::end(kValued)) {
       std::fprintf(stderr, "translate: unknown option %s\n", argv[i]);
       usage(stderr);
@@ -93,6 +107,8 @@ int parse_args(int argc, char** argv, Args* a) {
     bool ok = true;
     if (opt == "--model") a->model = v;
     else if (opt == "--input") a->input = v;
+    else if (opt == "--lang") a->language = v;
+    else if (opt == "--max-len-ratio") ok = parse_float(v, &a->translate.max_len_ratio) && a->translate.max_len_ratio <= 100.f;
     else if (opt == "--beam") ok = parse_int(v, 1, &a->translate.beam);
     else if (opt == "--alpha") ok = parse_float(v, &a->translate.alpha);
     else if (opt == "--threads") ok = parse_int(v, 1, &a->load.threads);
@@ -113,20 +129,58 @@ int parse_args(int argc, char** argv, Args* a) {
   return 0;
 }
 
-// Writes the batch's translations (or empty lines for rejected ones); false if any was rejected.
-bool write_batch(const pmt::Translator& t, size_t first_line, bool streamed) {
+// Writes one line per text of the chunk (the translation, or an empty line for a rejected text)
+// and reports on stderr what was rejected or cut; false if any text was rejected.
+bool write_chunk(const pmt::TextTranslator& t, size_t first_line, bool streamed, int32_t max_src_len) {
   bool all_ok = true;
   for (size_t i = 0; i < t.results().size(); ++i) {
-    const pmt::Translation& r = t.results()[i];
+    const pmt::TextResult& r = t.results()[i];
     if (!r.status.ok()) {
       std::fprintf(stderr, "translate: line %zu: %s\n", first_line + i, r.status.message());
       all_ok = false;
+    } else if (r.cut_sentences > 0) {
+      std::fprintf(stderr,
+                   "translate: warning: line %zu: %d sentence(s) longer than %d tokens translated in pieces\n",
+                   first_line + i, r.cut_sentences, max_src_len);
     }
-    if (!streamed || !r.status.ok()) std::fwrite(r.text.data(), 1, r.text.size(), stdout);
+    if (!streamed) std::fwrite(r.text.data(), 1, r.text.size(), stdout);
     std::fputc('\n', stdout);
   }
   return all_ok;
 }
+
+// "lines, share of the input, sentences/s, ETA" on one terminal line, at most twice a second.
+class Progress {
+ public:
+  Progress(bool enabled, size_t total_bytes) : enabled_(enabled), total_(total_bytes) {}
+  void update(size_t lines, size_t bytes, size_t sentences) {
+    if (!enabled_) return;
+    const double now = seconds();
+    if (now - shown_ < 0.5) return;
+    shown_ = now;
+    const double elapsed = now - start_;
+    std::fprintf(stderr, "\rtranslate: %zu lines, %zu sentences, %.1f sentences/s", lines, sentences,
+                 elapsed > 0 ? sentences / elapsed : 0.0);
+    if (total_ > 0 && bytes > 0) {
+      const double eta = elapsed * static_cast<double>(total_ - std::min(bytes, total_)) / static_cast<double>(bytes);
+      std::fprintf(stderr, ", %.0f%% of the input, ETA %d:%02d   ", 100.0 * bytes / total_, static_cast<int>(eta) / 60,
+                   static_cast<int>(eta) % 60);
+    }
+  }
+  void finish() {
+    if (enabled_ && shown_ > start_) std::fputc('\n', stderr);
+  }
+
+ private:
+  static double seconds() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+  }
+  bool enabled_;
+  size_t total_;
+  double start_ = seconds(), shown_ = start_;
+};
 
 // Closes stdout (fclose flushes what is buffered: only then is every line known to be written)
 // and returns rc, or 1 with a message when any output was lost (a full disk, a closed pipe).
@@ -171,36 +225,49 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "translate: warning: %d threads asked for, %d CPUs available: using %d\n",
                  args.load.threads, translator->limits().threads, translator->limits().threads);
 
-  pmt::TokenCallback on_token;
+  pmt::TextTranslator text(*translator);
+  const pmt::TextOptions options{args.translate, args.split, args.language};
+  pmt::TextCallback on_text;
   if (args.stream) {
-    on_token.fn = [](void*, const pmt::TokenEvent& e) {
+    on_text.fn = [](void*, const pmt::TextEvent& e) {
       std::fwrite(e.text.data(), 1, e.text.size(), stdout);
       std::fflush(stdout);
     };
   }
 
-  const size_t batch = args.load.max_batch;
-  std::vector<std::string> lines(batch);
-  std::vector<std::string_view> views(batch);
+  // Chunks bound the memory whatever the input; sorting happens within a chunk. A stream reader
+  // wants each line as soon as it is typed.
+  const size_t chunk_lines = args.stream ? 1 : 4096, chunk_bytes = size_t{8} << 20;
+  struct stat input_stat;
+  const bool regular_input = !args.input.empty() && ::stat(args.input.c_str(), &input_stat) == 0 && S_ISREG(input_stat.st_mode);
+  Progress progress(!args.quiet && !args.stream && ::isatty(STDERR_FILENO), regular_input ? input_stat.st_size : 0);
+  std::vector<std::string> lines;
+  std::vector<std::string_view> views;
   bool all_ok = true;
-  size_t line_no = 1;
+  size_t line_no = 1, bytes_read = 0, sentences = 0;
   for (bool more = true; more;) {
-    size_t n = 0;
-    while (n < batch && (more = static_cast<bool>(std::getline(in, lines[n])))) {
-      if (!lines[n].empty() && lines[n].back() == '\r') lines[n].pop_back();
-      views[n] = lines[n];
-      ++n;
+    lines.clear();
+    size_t bytes = 0;
+    std::string line;
+    while (lines.size() < chunk_lines && bytes < chunk_bytes && (more = static_cast<bool>(std::getline(in, line)))) {
+      bytes += line.size() + 1;
+      lines.push_back(std::move(line));
     }
-    if (n == 0) break;
-    if (pmt::Status s = translator->translate({views.data(), n}, args.translate, on_token); !s.ok()) {
+    if (lines.empty()) break;
+    views.assign(lines.begin(), lines.end());
+    if (pmt::Status s = text.translate(views, options, on_text); !s.ok()) {
       std::fprintf(stderr, "translate: %s\n", s.message());
       return 2;
     }
-    all_ok = write_batch(*translator, line_no, args.stream) && all_ok;
-    line_no += n;
+    all_ok = write_chunk(text, line_no, args.stream, translator->limits().max_src_len) && all_ok;
+    line_no += lines.size();
+    bytes_read += bytes;
+    for (const pmt::TextResult& r : text.results()) sentences += r.sentences;
+    progress.update(line_no - 1, bytes_read, sentences);
     // A failed write (a full disk, a closed pipe) stops the run rather than translating into it.
     if (std::ferror(stdout)) break;
   }
+  progress.finish();
   if (in.bad()) {
     std::fprintf(stderr, "translate: error reading %s\n", args.input.empty() ? "stdin" : args.input.c_str());
     return 1;

@@ -6,13 +6,16 @@
 #include <new>
 #include <vector>
 
+#include "pocketmt/text_translator.h"
 #include "pocketmt/translator.h"
 
 struct pmt_translator {
   std::unique_ptr<pmt::Translator> translator;
+  std::unique_ptr<pmt::TextTranslator> text;
   // Sized at load so that a call only fills them.
   std::vector<std::string_view> sentences;
   std::vector<std::span<const int32_t>> sources;
+  std::vector<std::string_view> texts;  // pmt_translate_text's, any count
 };
 
 namespace {
@@ -45,7 +48,7 @@ pmt::LoadOptions load_options(const pmt_load_options* o) {
 
 pmt::TranslateOptions translate_options(const pmt_translate_options* o) {
   pmt::TranslateOptions t;
-  if (o != nullptr) t = {o->beam, o->alpha, o->max_len, o->no_repeat_ngram};
+  if (o != nullptr) t = {o->beam, o->alpha, o->max_len, o->max_len_ratio, o->max_len_extra, o->no_repeat_ngram};
   return t;
 }
 
@@ -69,6 +72,7 @@ pmt_status finish_load(pmt::Status s, std::unique_ptr<pmt::Translator> t, pmt_tr
   if (handle == nullptr) return fail(PMT_OUT_OF_MEMORY, "out of memory");
   const size_t batch = t->limits().max_batch;
   handle->translator = std::move(t);
+  handle->text = std::make_unique<pmt::TextTranslator>(*handle->translator);
   handle->sentences.resize(batch);
   handle->sources.resize(batch);
   *out = handle;
@@ -89,7 +93,15 @@ void pmt_load_options_init(pmt_load_options* options) {
 void pmt_translate_options_init(pmt_translate_options* options) {
   if (options == nullptr) return;
   const pmt::TranslateOptions d;
-  *options = {d.beam, d.alpha, d.max_len, d.no_repeat_ngram};
+  *options = {d.beam, d.alpha, d.max_len, d.max_len_ratio, d.max_len_extra, d.no_repeat_ngram};
+}
+
+void pmt_text_options_init(pmt_text_options* options) {
+  if (options == nullptr) return;
+  const pmt::TextOptions d;
+  pmt_translate_options_init(&options->search);
+  options->split = d.split ? 1 : 0;
+  options->language = nullptr;
 }
 
 pmt_status pmt_load(const char* path, const pmt_load_options* options, pmt_translator** out) {
@@ -152,6 +164,56 @@ pmt_status pmt_translate_ids(pmt_translator* translator, const int32_t* const* s
   const pmt::Status s = translator->translator->translate_ids({translator->sources.data(), count},
                                                               translate_options(options), token_callback(&ctx));
   return s.ok() ? PMT_OK : fail(s);
+}
+
+pmt_status pmt_translate_text(pmt_translator* translator, const char* const* texts, const size_t* lengths,
+                              size_t count, const pmt_text_options* options, pmt_text_fn on_text, void* user) {
+  if (translator == nullptr || (texts == nullptr && count > 0))
+    return fail(PMT_INVALID_ARGUMENT, "pmt_translate_text: translator and texts must not be NULL");
+  pmt::TextOptions o;
+  if (options != nullptr) {
+    o.search = translate_options(&options->search);
+    o.split = options->split != 0;
+    if (options->language != nullptr) o.language = options->language;
+  }
+  struct Forward {
+    pmt_text_fn fn;
+    void* user;
+  } forward{on_text, user};
+  pmt::TextCallback callback;
+  if (on_text != nullptr)
+    callback = {[](void* f, const pmt::TextEvent& e) {
+                  auto* fw = static_cast<Forward*>(f);
+                  fw->fn(fw->user, e.index, e.text.data(), e.text.size());
+                },
+                &forward};
+  try {
+    translator->texts.clear();
+    for (size_t i = 0; i < count; ++i) {
+      if (texts[i] == nullptr) return fail(PMT_INVALID_ARGUMENT, "pmt_translate_text: a text is NULL");
+      translator->texts.emplace_back(texts[i], lengths != nullptr ? lengths[i] : std::strlen(texts[i]));
+    }
+    const pmt::Status s = translator->text->translate(translator->texts, o, callback);
+    return s.ok() ? PMT_OK : fail(s);
+  } catch (const std::bad_alloc&) {
+    return fail(PMT_OUT_OF_MEMORY, "out of memory while translating text");
+  }
+}
+
+size_t pmt_text_result_count(const pmt_translator* translator) {
+  return translator == nullptr ? 0 : translator->text->results().size();
+}
+
+pmt_status pmt_get_text_result(const pmt_translator* translator, size_t index, pmt_text_result* out) {
+  if (translator == nullptr || out == nullptr)
+    return fail(PMT_INVALID_ARGUMENT, "pmt_get_text_result: translator and out must not be NULL");
+  const auto results = translator->text->results();
+  if (index >= results.size())
+    return fail(pmt::Status::error(pmt::ErrorCode::kInvalidArgument, "text result %zu of %zu", index, results.size()));
+  const pmt::TextResult& r = results[index];
+  *out = {static_cast<pmt_status>(r.status.code()), r.status.message(), r.text.c_str(), r.text.size(),
+          r.sentences, r.cut_sentences, r.incomplete_sentences};
+  return PMT_OK;
 }
 
 size_t pmt_result_count(const pmt_translator* translator) {

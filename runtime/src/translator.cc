@@ -24,12 +24,12 @@ static_assert(std::is_same_v<int, int32_t>, "SentencePiece's int ids are used as
 
 namespace {
 
-// Output tokens allowed beyond the source length when the call sets no max_len.
+// Output tokens allowed beyond the longest source when the load sets no max_tgt_len.
 constexpr int32_t kExtraTargetTokens = 50;
 // Default source limit (tokens with EOS): a long verse is about 80 pieces.
 constexpr int32_t kDefaultMaxSrcLen = 128;
 // Upper bounds on the load options, far above any use, so that sizes cannot overflow.
-constexpr int32_t kMaxBatchLimit = 4096, kMaxBeamLimit = 64, kMaxThreads = 256;
+constexpr int32_t kMaxBatchLimit = 4096, kMaxBeamLimit = 64, kMaxThreads = 256, kMaxLenExtraLimit = 1 << 16;
 
 // Per-sentence messages do not name the sentence: its result's position does.
 Status check_ids(std::span<const int32_t> ids, int32_t vocab) {
@@ -69,6 +69,9 @@ struct Translator::Impl {
     if (Status s = check_range("beam", options.beam, 1, limits.max_beam); !s.ok()) return s;
     if (Status s = check_range("max_len", options.max_len, 0, limits.max_tgt_len); !s.ok()) return s;
     if (Status s = check_range("no_repeat_ngram", options.no_repeat_ngram, 0, limits.max_tgt_len); !s.ok()) return s;
+    if (Status s = check_range("max_len_extra", options.max_len_extra, 0, kMaxLenExtraLimit); !s.ok()) return s;
+    if (!(options.max_len_ratio >= 0.f && options.max_len_ratio <= 100.f))
+      return Status::error(ErrorCode::kInvalidArgument, "max_len_ratio = %g is outside [0, 100]", options.max_len_ratio);
     if (!(options.alpha >= 0.f && std::isfinite(options.alpha)))
       return Status::error(ErrorCode::kInvalidArgument, "alpha = %g must be finite and >= 0", options.alpha);
     result_count = count;
@@ -110,9 +113,9 @@ struct Translator::Impl {
         continue;
       }
       if (!admit(i, n)) continue;
-      max_len[n] = options.max_len > 0
-                       ? options.max_len
-                       : std::min<int32_t>(static_cast<int32_t>(batch[n].size()) + kExtraTargetTokens, limits.max_tgt_len);
+      const auto relative = static_cast<int32_t>(options.max_len_ratio * static_cast<float>(batch[n].size())) +
+                            options.max_len_extra;
+      max_len[n] = options.max_len > 0 ? options.max_len : std::clamp(relative, 1, limits.max_tgt_len);
       ++n;
     }
     if (n == 0) return;
@@ -376,6 +379,11 @@ Status Translator::encode(std::string_view text, std::vector<int32_t>* ids) cons
   std::string error;
   if (!impl_->tokenizer.encode(text, ids, &error)) return Status::error(ErrorCode::kBackend, "%s", error.c_str());
   return {};
+}
+
+std::string_view Translator::token_text(int32_t id, bool first) const {
+  if (id < 0 || id >= config().vocab_size) return {};
+  return impl_->tokenizer.piece_text(id, first);
 }
 
 Status Translator::decode(std::span<const int32_t> ids, std::string* text) const {

@@ -83,7 +83,8 @@ TEST_CASE("fp32 runtime greedy search equals the trainer's greedy decoding on a 
   std::vector<std::vector<int32_t>> sources;
   for (size_t n : {4, 11, 1, 7, 20, 2}) sources.push_back(random_ids(rng, n, c.vocab_size));
 
-  // The trainer decodes sources with their EOS; both cap the output at source + 50 tokens and
+  // The trainer decodes sources with their EOS; both cap the output at source + 50 tokens (the
+  // runtime told so: its default bound is 2 x source + 10) and
   // at the 64 positions of the tiny model.
   std::vector<std::vector<int32_t>> with_eos = sources;
   for (auto& s : with_eos) s.push_back(kEosId);
@@ -91,7 +92,7 @@ TEST_CASE("fp32 runtime greedy search equals the trainer's greedy decoding on a 
 
   const ModelBytes bytes = export_model(*model, DType::F32);
   auto translator = load(bytes, {.max_batch = 6, .max_src_len = 32, .max_tgt_len = 64});
-  const Status s = translator->translate_ids(spans(sources), {.beam = 1});
+  const Status s = translator->translate_ids(spans(sources), {.beam = 1, .max_len_ratio = 1.f, .max_len_extra = 50});
   REQUIRE_MESSAGE(s.ok(), s.message());
   REQUIRE(translator->results().size() == sources.size());
   for (size_t b = 0; b < sources.size(); ++b) {

@@ -54,7 +54,10 @@ typedef struct pmt_load_options {
 typedef struct pmt_translate_options {
   int32_t beam;  /* 1 = greedy; 1..max_beam */
   float alpha;   /* length penalty exponent (Wu et al. 2016), >= 0 */
-  int32_t max_len; /* output tokens incl. EOS; 0: source tokens + 50 capped at max_tgt_len */
+  int32_t max_len; /* output tokens incl. EOS; 0: max_len_ratio * source tokens (EOS included)
+                      + max_len_extra, capped at max_tgt_len */
+  float max_len_ratio;   /* 0..100 (default 2) */
+  int32_t max_len_extra; /* 0..65536 (default 10) */
   int32_t no_repeat_ngram; /* n > 0: no output n-gram twice (digit n-grams exempt); 0 = off */
 } pmt_translate_options;
 
@@ -98,6 +101,40 @@ pmt_status pmt_translate_ids(pmt_translator* translator, const int32_t* const* s
                              const size_t* lengths, size_t count,
                              const pmt_translate_options* options, pmt_token_fn on_token,
                              void* user);
+/* Text as people have it (see pocketmt/text_translator.h): each text is split into sentences,
+ * translated in length-sorted batches and rebuilt with its own whitespace and line breaks; a
+ * sentence too long for max_src_len is cut and translated in pieces. Fill with
+ * pmt_text_options_init. */
+typedef struct pmt_text_options {
+  pmt_translate_options search;
+  int32_t split;        /* 1 (default): split into sentences; 0: each text is one sentence */
+  const char* language; /* ISO 639-1 source language for the abbreviations; NULL: "en" */
+} pmt_text_options;
+
+/* One text of the last pmt_translate_text call; pointers valid until the next call. */
+typedef struct pmt_text_result {
+  pmt_status status;             /* PMT_OK, or why the text was rejected (e.g. invalid UTF-8) */
+  const char* error;             /* "" when status == PMT_OK */
+  const char* text;              /* NUL-terminated translation, "" when rejected */
+  size_t text_length;            /* bytes, without the NUL */
+  int32_t sentences;             /* sentences translated */
+  int32_t cut_sentences;         /* too long for max_src_len, translated in pieces */
+  int32_t incomplete_sentences;  /* stopped by the output length bound */
+} pmt_text_result;
+
+/* Streaming of pmt_translate_text: the next part (`text`, not NUL-terminated, valid during the
+ * call only) of the translation of text `index`; with a callback, sentences go one at a time in
+ * input order. */
+typedef void (*pmt_text_fn)(void* user, int32_t index, const char* text, size_t text_length);
+
+void pmt_text_options_init(pmt_text_options* options);
+/* Translates `count` UTF-8 texts (any count; lengths may be NULL for NUL-terminated texts;
+ * options, on_text and user may be NULL). Allocates. Per-text errors are in the results. */
+pmt_status pmt_translate_text(pmt_translator* translator, const char* const* texts, const size_t* lengths,
+                              size_t count, const pmt_text_options* options, pmt_text_fn on_text, void* user);
+size_t pmt_text_result_count(const pmt_translator* translator);
+pmt_status pmt_get_text_result(const pmt_translator* translator, size_t index, pmt_text_result* out);
+
 /* Number of results of the last call and result `index` of it. */
 size_t pmt_result_count(const pmt_translator* translator);
 pmt_status pmt_get_result(const pmt_translator* translator, size_t index, pmt_result* out);

@@ -93,9 +93,13 @@ struct TranslateOptions {
   // Length penalty of Wu et al. 2016: hypotheses are ranked by log_prob / ((5 + n) / 6)^alpha
   // with n the number of scored tokens (EOS included). 0 ranks by log_prob alone. >= 0.
   float alpha = 0.6f;
-  // Most output tokens per sentence, EOS included. 0: source tokens (EOS included) + 50,
-  // capped at LoadOptions::max_tgt_len. An explicit value must be <= max_tgt_len.
+  // Most output tokens per sentence, EOS included; an explicit value must be <= max_tgt_len.
+  // 0: max_len_ratio * source tokens (EOS included) + max_len_extra, at least 1, capped at
+  // LoadOptions::max_tgt_len: a bound relative to the source, so that a weak model's loop stops
+  // near the length a translation can have instead of at the arena's limit.
   int32_t max_len = 0;
+  float max_len_ratio = 2.f;   // 0..100
+  int32_t max_len_extra = 10;  // 0..65536
   // Repetition block: n > 0 forbids any output n-gram of n tokens from occurring twice in a
   // hypothesis (n-grams holding a digit piece are exempt, so numbers copy through); a guard
   // against the loops of a weak model. 0 = off. The translate CLI uses 4.
@@ -187,6 +191,10 @@ class Translator {
   // The model's SentencePiece tokenizer, for callers that work with ids. These allocate.
   Status encode(std::string_view text, std::vector<int32_t>* ids) const;
   Status decode(std::span<const int32_t> ids, std::string* text) const;
+  // The text of token `id` as streaming reports it (TokenEvent::text): a word-initial piece
+  // starts with a space unless `first`. Empty for an id outside [0, vocab_size). Valid while
+  // the Translator lives.
+  std::string_view token_text(int32_t id, bool first = false) const;
 
  private:
   struct Impl;
