@@ -80,7 +80,75 @@ void write_csv(FILE* out, const std::vector<BenchRow>& rows) {
                  r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
 }
 
+// One cell of a file-mode row: its JSON/CSV key, markdown heading and text.
+struct Cell {
+  const char* key;
+  const char* heading;
+  std::string text;
+  bool quoted;  // a string in JSON
+};
+
+std::string number(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::vector<Cell> cells(const FileRow& r) {
+  const double s = r.seconds > 0 ? r.seconds : NAN;
+  return {{"model", "model", r.model, true},
+          {"precision", "type", r.precision, true},
+          {"input", "input", r.input, true},
+          {"threads", "threads", number("%.0f", r.threads), false},
+          {"batch", "batch", number("%.0f", r.batch), false},
+          {"beam", "beam", number("%.0f", r.beam), false},
+          {"lines", "lines", number("%.0f", static_cast<double>(r.lines)), false},
+          {"sentences", "sentences", number("%.0f", static_cast<double>(r.sentences)), false},
+          {"target_tokens", "target tokens", number("%.0f", r.target_tokens), false},
+          {"seconds", "s", number("%.3f", r.seconds), false},
+          {"sentences_per_s", "sentences/s", number("%.1f", static_cast<double>(r.sentences) / s), false},
+          {"target_tokens_per_s", "target tokens/s", number("%.0f", r.target_tokens / s), false},
+          {"load_ms", "load ms", number("%.1f", r.load_ms), false},
+          {"arena_mb", "arena MB", number("%.1f", r.arena_mb), false},
+          {"peak_rss_mb", "peak RSS MB", number("%.1f", r.peak_rss_mb), false}};
+}
+
 }  // namespace
+
+void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows) {
+  if (format == Format::kJson) std::fprintf(out, "[\n");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::vector<Cell> row = cells(rows[i]);
+    if (i == 0 && format != Format::kJson) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (format == Format::kCsv)
+          std::fprintf(out, "%s%s", c ? "," : "", row[c].key);
+        else
+          std::fprintf(out, "| %s ", row[c].heading);
+      }
+      if (format == Format::kMarkdown) {
+        std::fprintf(out, "|\n");
+        for (const Cell& cell : row) std::fprintf(out, "|%s", cell.quoted ? "---" : "--:");
+        std::fprintf(out, "|");
+      }
+      std::fprintf(out, "\n");
+    }
+    for (size_t c = 0; c < row.size(); ++c) {
+      const Cell& cell = row[c];
+      switch (format) {
+        case Format::kMarkdown: std::fprintf(out, "| %s ", cell.text.c_str()); break;
+        case Format::kCsv: std::fprintf(out, "%s%s", c ? "," : "", cell.quoted ? csv_field(cell.text).c_str() : cell.text.c_str()); break;
+        case Format::kJson:
+          std::fprintf(out, "%s\"%s\": %s", c ? ", " : " {", cell.key,
+                       cell.quoted ? json_string(cell.text).c_str() : cell.text.c_str());
+          break;
+      }
+    }
+    std::fprintf(out, format == Format::kMarkdown ? "|\n" : format == Format::kCsv ? "\n" : "}%s\n",
+                 i + 1 < rows.size() ? "," : "");
+  }
+  if (format == Format::kJson) std::fprintf(out, "]\n");
+}
 
 void write_rows(FILE* out, Format format, const std::vector<BenchRow>& rows) {
   switch (format) {

@@ -30,9 +30,20 @@ struct BenchRow {
   std::vector<double> per_step_ms;
 };
 
+// File mode (--file): a whole text file translated as paragraphs (TextTranslator), batched.
+struct FileRow {
+  std::string model, precision, input;
+  int threads = 1, beam = 1, batch = 1;
+  size_t lines = 0, sentences = 0;
+  double source_tokens = 0, target_tokens = 0;  // per pass, EOS included / excluded
+  double seconds = 0;                           // one pass over the file, median over the passes
+  double load_ms = 0, peak_rss_mb = 0, arena_mb = 0;
+};
+
 enum class Format { kMarkdown, kJson, kCsv };
 
 // Writes all rows in `format`; markdown and CSV start with a header line.
 void write_rows(FILE* out, Format format, const std::vector<BenchRow>& rows);
+void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows);
 
 }  // namespace pmt::bench

@@ -18,6 +18,11 @@
 //                    (/proc/self/clear_refs resets it; elsewhere the process's peak so far)
 // The runtime stops at EOS, so a sentence may produce fewer tokens than -n asks: the `gen`
 // column shows what was produced. A randomly initialised model rarely emits EOS.
+//
+// File mode (--file FILE): throughput on a whole text, as `translate --input FILE` does it
+// (pocketmt/text_translator.h: paragraphs split into sentences, sorted by length, batched). For
+// every model x threads x batch x beam it loads the model with max_batch = batch, translates
+// the file (-r passes, median) and reports sentences/s and target tokens/s.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -36,6 +41,7 @@
 #include <vector>
 
 #include "bench_report.h"
+#include "pocketmt/text_translator.h"
 #include "pocketmt/translator.h"
 
 namespace {
@@ -55,8 +61,10 @@ double now_s() {
 
 struct Options {
   std::vector<std::string> models;
-  std::vector<int> src_lens{32}, gen_lens{128}, beams{1}, threads{1};
+  std::vector<int> src_lens{32}, gen_lens{128}, beams{1}, threads{1}, batches{1, 4, 16, 32};
   int repeats = 5;
+  bool repeats_given = false;
+  std::string file;      // file mode
   int int8_passes = 2;   // LoadOptions::int8_passes
   std::string input;     // real sentences instead of random ids
   int max_src = 128;     // with --input: source limit set at load
@@ -79,6 +87,9 @@ constexpr const char* kUsage =
     "  -i, --input FILE      real sentences, one per line, instead of random ids (-s is then\n"
     "                        ignored; without -n the runtime's default max_len applies)\n"
     "      --max-src N       with --input: longest source (tokens with EOS) accepted (default 128)\n"
+    "  -f, --file FILE       file mode: throughput translating FILE as `translate --input`\n"
+    "                        does (paragraphs, length-sorted batches); -r passes (default 1)\n"
+    "      --batch LIST      file mode: sentences per batch (default 1,4,16,32)\n"
     "  -o, --output FORMAT   md, json or csv (default md); --json is -o json\n"
     "      --seed N          random source ids (default 1)\n"
     "      --clock wall|cpu  wall time (default), or process CPU time: the uncontended latency\n"
@@ -139,7 +150,9 @@ int parse_options(int argc, char** argv, Options* o, bool* done) {
     else if (a == "-n" || a == "--gen-len") ok = o->gen_given = parse_list(v, 1, 100000, &o->gen_lens);
     else if (a == "-b" || a == "--beam") ok = parse_list(v, 1, 64, &o->beams);
     else if (a == "-t" || a == "--threads") ok = parse_list(v, 1, 256, &o->threads);
-    else if (a == "-r" || a == "--repeats") ok = parse_int(v, 1, 1000000, &o->repeats);
+    else if (a == "-r" || a == "--repeats") ok = o->repeats_given = parse_int(v, 1, 1000000, &o->repeats);
+    else if (a == "-f" || a == "--file") o->file = v;
+    else if (a == "--batch") ok = parse_list(v, 1, 4096, &o->batches);
     else if (a == "-p" || a == "--int8-passes") ok = parse_int(v, 1, 2, &o->int8_passes);
     else if (a == "-i" || a == "--input") o->input = v;
     else if (a == "--clock") ok = (o->cpu_clock = !std::strcmp(v, "cpu")) || !std::strcmp(v, "wall");
@@ -157,6 +170,7 @@ int parse_options(int argc, char** argv, Options* o, bool* done) {
     if (!ok) return usage_error("bad value '" + std::string(v) + "' for " + a);
   }
   if (o->models.empty()) o->models.emplace_back("models/en-es.pmt");
+  if (!o->file.empty() && !o->repeats_given) o->repeats = 1;
   return 0;
 }
 
@@ -349,8 +363,81 @@ std::vector<Source> random_sources(int count, int src_len, int32_t vocab, std::m
   return out;
 }
 
+// File mode: see the file comment.
+int run_file(const Options& o) {
+  std::ifstream in(o.file);
+  if (!in) {
+    std::fprintf(stderr, "pmt-bench: cannot read %s\n", o.file.c_str());
+    return 2;
+  }
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  if (in.bad() || lines.empty()) {
+    std::fprintf(stderr, "pmt-bench: %s: %s\n", o.file.c_str(), in.bad() ? "read error" : "no line");
+    return 2;
+  }
+  const std::vector<std::string_view> texts(lines.begin(), lines.end());
+  std::vector<pmt::bench::FileRow> rows;
+  for (const std::string& path : o.models)
+    for (const int threads : o.threads)
+      for (const int batch : o.batches) {
+        pmt::LoadOptions load;
+        load.max_batch = batch;
+        load.max_src_len = o.max_src;
+        load.max_beam = *std::max_element(o.beams.begin(), o.beams.end());
+        load.threads = threads;
+        load.int8_passes = o.int8_passes;
+        reset_peak_rss();
+        std::unique_ptr<pmt::Translator> t;
+        const double t0 = now_s();
+        if (const pmt::Status s = pmt::Translator::load(path, load, &t); !s.ok()) {
+          std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
+          return 2;
+        }
+        const double load_ms = (now_s() - t0) * 1e3;
+        pmt::TextTranslator text(*t);
+        for (const int beam : o.beams) {
+          std::fprintf(stderr, "pmt-bench: %s, %d thread(s), batch %d, beam %d, %zu lines ...\n", path.c_str(), threads,
+                       batch, beam, lines.size());
+          pmt::bench::FileRow row;
+          row.model = path;
+          row.precision = !t->quantized() ? "fp32" : o.int8_passes == 2 ? "int8" : "int8/1p";
+          row.input = o.file;
+          row.threads = threads;
+          row.batch = batch;
+          row.beam = beam;
+          row.lines = lines.size();
+          row.load_ms = load_ms;
+          row.arena_mb = static_cast<double>(t->arena_bytes()) / 1e6;
+          pmt::TextOptions options;
+          options.search.beam = beam;
+          options.search.no_repeat_ngram = 4;  // as the translate CLI
+          std::vector<double> seconds;
+          for (int pass = 0; pass < o.repeats; ++pass) {
+            const double start = now_s();
+            if (const pmt::Status s = text.translate(texts, options); !s.ok()) {
+              std::fprintf(stderr, "pmt-bench: %s\n", s.message());
+              return 2;
+            }
+            seconds.push_back(now_s() - start);
+          }
+          row.seconds = median(seconds);
+          for (const pmt::TextResult& r : text.results()) {
+            row.sentences += static_cast<size_t>(r.sentences);
+            row.source_tokens += r.source_tokens;
+            row.target_tokens += r.target_tokens;
+          }
+          row.peak_rss_mb = peak_rss_mb();
+          rows.push_back(std::move(row));
+        }
+      }
+  pmt::bench::write_rows(stdout, o.format, rows);
+  return 0;
+}
+
 int run(const Options& o) {
   if (o.cpu_clock) g_clock = CLOCK_PROCESS_CPUTIME_ID;
+  if (!o.file.empty()) return run_file(o);
   std::vector<Source> sentences;
   if (!o.input.empty()) {
     if (!read_sentences(o.input, &sentences)) {
