@@ -40,7 +40,7 @@ void usage(FILE* out) {
                "  --beam K           beam size, 1 = greedy (default 4)\n"
                "  --alpha A          length penalty exponent (default 0.6)\n"
                "  --threads N        threads (default 1)\n"
-               "  --batch B          sentences translated together (default 16)\n"
+               "  --batch B          sentences translated together (default 4)\n"
                "  --no-split         each line is one sentence, never cut (lines longer than\n"
                "                     --max-src-len are reported and left empty)\n"
                "  --lang CODE        source language of the abbreviations the sentence\n"
@@ -74,7 +74,7 @@ bool parse_float(const char* s, float* out) {
 
 struct Args {
   std::string model, input, language = "en";
-  pmt::LoadOptions load{.max_batch = 16};
+  pmt::LoadOptions load{.max_batch = 4};
   pmt::TranslateOptions translate{.no_repeat_ngram = 4};
   bool stream = false, split = true, quiet = false;
 };
