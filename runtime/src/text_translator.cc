@@ -210,6 +210,7 @@ Status TextTranslator::run_in_order(const TextOptions& options, TextCallback on_
 void TextTranslator::store(Unit& unit, const Translation& r) {
   unit.status = r.status;
   unit.tokens.assign(r.tokens.begin(), r.tokens.end());
+  unit.log_prob = r.log_prob;
   unit.complete = r.complete;
 }
 
@@ -226,6 +227,7 @@ void TextTranslator::assemble() {
     result.text.append(unit.gap).append(decoded);
     result.source_tokens += static_cast<int32_t>(unit.ids.size() + 1);
     result.target_tokens += static_cast<int32_t>(unit.tokens.size());
+    result.log_prob += unit.log_prob;
     result.incomplete_sentences += unit.complete ? 0 : 1;
   }
   for (size_t t = 0; t < results_.size(); ++t) {

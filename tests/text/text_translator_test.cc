@@ -77,6 +77,19 @@ TEST_CASE("paragraphs equal their sentences translated one by one, batched or no
   }
 }
 
+TEST_CASE("a text's log_prob is the sum of its sentences' log_probs") {
+  auto t = load(tiny_model(), {.max_batch = 4});
+  const std::string_view sentences[] = {"Ab cd ef.", "Gh ik lm no?", "Pr st!"};
+  REQUIRE(t->translate(sentences).ok());
+  float sum = 0.f;
+  for (const Translation& r : t->results()) sum += r.log_prob;
+  TextTranslator text(*t);
+  const std::string_view in[] = {kParagraphs[0]};  // the three sentences as one paragraph
+  REQUIRE(text.translate(in).ok());
+  CHECK(text.results()[0].log_prob == doctest::Approx(sum).epsilon(1e-6));
+  CHECK(sum < 0.f);
+}
+
 TEST_CASE("layout: whitespace, blank lines and line breaks are kept") {
   auto t = load(tiny_model(), {.max_batch = 4});
   TextTranslator text(*t);

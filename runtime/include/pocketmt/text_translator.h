@@ -46,6 +46,7 @@ struct TextResult {
   int32_t incomplete_sentences = 0;  // sentences (or pieces) stopped by the output length bound
   int32_t source_tokens = 0;         // tokens of every piece, EOS included
   int32_t target_tokens = 0;         // output tokens of every piece, EOS excluded
+  float log_prob = 0.f;              // sum of every piece's Translation::log_prob
 };
 
 // Streaming: `text` is the next part of the translation of text `index` (a sentence's token, or
@@ -82,6 +83,7 @@ class TextTranslator {
     std::vector<int32_t> ids;   // source tokens, without EOS
     Status status;
     std::vector<int32_t> tokens;  // output tokens, without EOS
+    float log_prob = 0.f;
     bool complete = false;
   };
   void add_text(int32_t index, std::string_view text, const TextOptions& options);
