@@ -42,7 +42,7 @@ __all__ = [
     "OutOfMemoryError",
     "BackendError",
 ]
-__version__ = "0.1.0"
+__version__: str = _native.__version__
 
 Text = Union[str, bytes]
 #: Token ids of one sentence: a list of int, or a 1-D integer array (numpy.int32 is read in place).

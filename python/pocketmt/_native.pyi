@@ -3,6 +3,8 @@ Use the documented API in pocketmt/__init__.py; these signatures may change betw
 
 from typing import Any, Callable, Dict, Iterable, List, Sequence, Tuple, Union
 
+__version__: str  # the runtime library's version, "major.minor.patch"
+
 _Text = Union[str, bytes]
 _Ids = Sequence[int]
 

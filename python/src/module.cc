@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "pocketmt/pmt.h"
 #include "pocketmt/text_translator.h"
 #include "pocketmt/translator.h"
 
@@ -430,6 +431,7 @@ PyObject* add_error(py::module_& m, const char* name, pmt::ErrorCode code, py::t
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "PocketMT's compiled core; use the `pocketmt` package, not this module.";
+  m.attr("__version__") = pmt_version();  // the runtime's, from the top-level project() version
 
   py::handle base_exception(PyExc_Exception);
   PyObject* error = add_error(m, "Error", pmt::ErrorCode::kOk, py::make_tuple(base_exception),
