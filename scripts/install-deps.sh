@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian bookworm packages PocketMT needs, only those that are missing.
 # Idempotent: when everything is present it touches nothing and never runs apt-get update.
-#   scripts/install-deps.sh          build + test + corpus packages
+#   scripts/install-deps.sh          build + test + corpus + Python package packages
 #   scripts/install-deps.sh --torch  also python3-torch (reference fixtures, side-by-side benchmarks)
 set -euo pipefail
 
@@ -15,9 +15,11 @@ packages=(
   libsword-utils sword-text-web sword-text-kjv sword-text-sparv
   apertium-eng-spa
   clang-14 libclang-rt-14-dev   # the clang build and libFuzzer (scripts/fuzz.sh)
+  # the pocketmt Python package (python/): its build, pip install ./python, its pytest suite
+  python3-dev pybind11-dev python3-pytest python3-numpy python3-pip python3-setuptools python3-wheel
 )
 if [[ "${1:-}" == "--torch" ]]; then
-  packages+=(python3 python3-torch python3-numpy python3-matplotlib)
+  packages+=(python3-torch python3-matplotlib)
 fi
 
 missing=()

@@ -5,12 +5,13 @@ spm_decode on the model's vocabulary."""
 
 import json
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import pocketmt
-from conftest import BIBLE_MODEL, BIBLE_SAMPLE, DEFAULT_MODEL, DEFAULT_SPM, run_cli
+from conftest import BIBLE_MODEL, BIBLE_SAMPLE, DEFAULT_MODEL, DEFAULT_SPM, SOURCE_DIR, run_cli
 
 # (CLI options, the same as Python keyword arguments)
 SEARCHES = [
@@ -43,6 +44,13 @@ def test_translate_iterable_and_bytes_equal_cli(translate_bin, model, translator
     # Batches of 5 texts per runtime call, from a generator of bytes.
     got = list(translator.translate_iterable((line.encode() for line in bible_lines), batch_size=5))
     assert got == expected
+
+
+def test_example_script_equals_cli(translate_bin, model):
+    expected = run_cli(translate_bin, model, BIBLE_SAMPLE, "--beam", "2")
+    out = subprocess.run([sys.executable, str(SOURCE_DIR / "examples" / "translate.py"), "--model", str(model),
+                          "--beam", "2"], stdin=BIBLE_SAMPLE.open("rb"), check=True, capture_output=True)
+    assert out.stdout.decode().split("\n")[:-1] == expected
 
 
 def test_stream_equals_cli(translate_bin, model, translator, bible_lines):
