@@ -3,6 +3,7 @@ over pmt::Translator) run on the same model, input lines and options must give t
 model_info against `pmt-convert inspect --json`; encode/decode against Debian's spm_encode /
 spm_decode on the model's vocabulary."""
 
+import array
 import json
 import subprocess
 import sys
@@ -69,10 +70,31 @@ def test_no_split_and_ids_equal_cli(translate_bin, model, translator, bible_line
     assert [translator.decode(o) for o in outputs] == expected
 
 
+def test_id_containers(translate_bin, model, translator, bible_lines):
+    """Every form of token ids gives the CLI's output: int32 arrays and array.array("i") (read in
+    place), lists, int64 arrays and strided views (copied)."""
+    lines = bible_lines[:6]
+    expected = run_cli(translate_bin, model, BIBLE_SAMPLE, "--no-split")[:6]
+    ids = [translator.encode(line) for line in lines]
+    width = max(len(s) for s in ids)
+    padded = np.zeros((len(ids), 2 * width), dtype=np.int32)  # each sentence at every other column
+    for row, s in enumerate(ids):
+        padded[row, :2 * len(s):2] = s
+    forms = {
+        "list": ids,
+        "int32": [np.asarray(s, dtype=np.int32) for s in ids],
+        "array.array": [array.array("i", s) for s in ids],
+        "int64": [np.asarray(s, dtype=np.int64) for s in ids],
+        "strided": [padded[row, :2 * len(s):2] for row, s in enumerate(ids)],
+    }
+    for name, sources in forms.items():
+        assert [translator.decode(o) for o in translator.translate_ids(sources)] == expected, name
+
+
 def test_scores_and_teacher_forcing(model, translator, bible_lines):
     """The search's log-probability of its output equals the teacher-forced one (two paths of
     the runtime), and a paragraph's score is the sum of its sentences' scores."""
-    ids = [translator.encode(line) for line in bible_lines[:10]]
+    ids = [translator.encode(line) for line in bible_lines[:20]]  # two runtime calls of max_batch 16
     results = translator.translate_ids(ids, return_scores=True)
     forced = translator.score(ids, [tokens for tokens, _ in results])
     assert forced == pytest.approx([log_prob for _, log_prob in results], rel=1e-4, abs=1e-3)
