@@ -4,7 +4,7 @@
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py [--build build] [--model M]
 
-Both sides load the model with the package's defaults (max_batch 16, beam 4, alpha 0.6,
+Both sides load the model with the package's defaults (max_batch 4, beam 4, alpha 0.6,
 no_repeat_ngram 4, 1 thread), translate the first B lines of the Bible test sample, and report
 the median CPU time of the process per call over the repeats (the first call untimed): CPU time
 is not inflated by other processes' load. C++ and Python alternate for --rounds rounds and the

@@ -4,7 +4,7 @@
 //
 //   bench_text_call MODEL LINES_FILE BATCH REPEATS [--empty]
 //
-// Load options and search options are the Python package's defaults (max_batch 16, beam 4,
+// Load options and search options are the Python package's defaults (max_batch 4, beam 4,
 // alpha 0.6, no_repeat_ngram 4, 1 thread). --empty translates B empty texts instead, which run
 // no model at all: the fixed cost of a call. Time is the process's CPU time
 // (CLOCK_PROCESS_CPUTIME_ID), which another process's load does not inflate.
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::unique_ptr<pmt::Translator> translator;
-  if (pmt::Status s = pmt::Translator::load(argv[1], {.max_batch = 16}, &translator); !s.ok()) {
+  if (pmt::Status s = pmt::Translator::load(argv[1], {.max_batch = 4}, &translator); !s.ok()) {
     std::fprintf(stderr, "bench_text_call: %s\n", s.message());
     return 2;
   }

@@ -86,7 +86,7 @@ class Translator:
         self,
         model_path: Union[str, "os.PathLike[str]"],
         threads: int = 1,
-        max_batch: int = 16,
+        max_batch: int = 4,
         max_src_len: int = 0,
         max_tgt_len: int = 0,
         max_beam: int = 4,

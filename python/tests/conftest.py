@@ -59,9 +59,9 @@ def default_translator() -> pocketmt.Translator:
 
 
 def run_cli(translate_bin: str, model: Path, input_path: Path, *options: str) -> list:
-    """The translate CLI's output lines for input_path (batch 16, 1 thread, as Translator's defaults)."""
+    """The translate CLI's output lines for input_path (batch 4, 1 thread, as Translator's defaults)."""
     out = subprocess.run(
-        [translate_bin, "--model", str(model), "--input", str(input_path), "--batch", "16", "--threads", "1",
+        [translate_bin, "--model", str(model), "--input", str(input_path), "--batch", "4", "--threads", "1",
          "--quiet", *options],
         check=True, capture_output=True)
     return out.stdout.decode("utf-8", "surrogateescape").split("\n")[:-1]

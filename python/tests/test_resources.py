@@ -26,7 +26,7 @@ def rss_bytes() -> int:
 
 
 def test_no_leak_over_10000_calls():
-    t = pocketmt.Translator(DEFAULT_MODEL, max_batch=4)
+    t = pocketmt.Translator(DEFAULT_MODEL)
     source = np.array(t.encode("Save your changes."), dtype=np.int32)
     calls = [
         lambda: t.translate(["Hello.", b"Open the file."], beam_size=1, max_length=6),
