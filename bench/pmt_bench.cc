@@ -22,7 +22,9 @@
 // File mode (--file FILE): throughput on a whole text, as `translate --input FILE` does it
 // (pocketmt/text_translator.h: paragraphs split into sentences, sorted by length, batched). For
 // every model x threads x batch x beam it loads the model with max_batch = batch, translates
-// the file (-r passes, median) and reports sentences/s and target tokens/s.
+// the file (-r passes, median) and reports sentences/s and target tokens/s. --no-split makes
+// every line one sentence (`translate --no-split`), so that a peer that cannot split
+// (bench/torch_translate_file.py) translates exactly the same sentences.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -65,6 +67,8 @@ struct Options {
   int repeats = 5;
   bool repeats_given = false;
   std::string file;      // file mode
+  bool split = true;     // file mode: TextOptions::split (--no-split)
+  int no_repeat_ngram = 4;  // file mode: as the translate CLI
   int int8_passes = 2;   // LoadOptions::int8_passes
   std::string input;     // real sentences instead of random ids
   int max_src = 128;     // with --input: source limit set at load
@@ -90,6 +94,10 @@ constexpr const char* kUsage =
     "  -f, --file FILE       file mode: throughput translating FILE as `translate --input`\n"
     "                        does (paragraphs, length-sorted batches); -r passes (default 1)\n"
     "      --batch LIST      file mode: sentences per batch (default 1,4,16,32)\n"
+    "      --no-split        file mode: each line is one sentence, never cut (a line longer\n"
+    "                        than --max-src is rejected and counted), as `translate --no-split`\n"
+    "      --no-repeat-ngram N  file mode: repeated n-gram block (default 4, as `translate`;\n"
+    "                        0 off)\n"
     "  -o, --output FORMAT   md, json or csv (default md); --json is -o json\n"
     "      --seed N          random source ids (default 1)\n"
     "      --clock wall|cpu  wall time (default), or process CPU time: the uncontended latency\n"
@@ -141,6 +149,10 @@ int parse_options(int argc, char** argv, Options* o, bool* done) {
       o->format = pmt::bench::Format::kJson;
       continue;
     }
+    if (a == "--no-split") {
+      o->split = false;
+      continue;
+    }
     if (i + 1 >= argc) return usage_error("option " + a + " needs a value");
     const char* v = argv[++i];
     bool ok = true;
@@ -153,6 +165,7 @@ int parse_options(int argc, char** argv, Options* o, bool* done) {
     else if (a == "-r" || a == "--repeats") ok = o->repeats_given = parse_int(v, 1, 1000000, &o->repeats);
     else if (a == "-f" || a == "--file") o->file = v;
     else if (a == "--batch") ok = parse_list(v, 1, 4096, &o->batches);
+    else if (a == "--no-repeat-ngram") ok = parse_int(v, 0, 100000, &o->no_repeat_ngram);
     else if (a == "-p" || a == "--int8-passes") ok = parse_int(v, 1, 2, &o->int8_passes);
     else if (a == "-i" || a == "--input") o->input = v;
     else if (a == "--clock") ok = (o->cpu_clock = !std::strcmp(v, "cpu")) || !std::strcmp(v, "wall");
@@ -411,7 +424,8 @@ int run_file(const Options& o) {
           row.arena_mb = static_cast<double>(t->arena_bytes()) / 1e6;
           pmt::TextOptions options;
           options.search.beam = beam;
-          options.search.no_repeat_ngram = 4;  // as the translate CLI
+          options.search.no_repeat_ngram = o.no_repeat_ngram;
+          options.split = o.split;
           std::vector<double> seconds;
           for (int pass = 0; pass < o.repeats; ++pass) {
             const double start = now_s();
@@ -422,11 +436,17 @@ int run_file(const Options& o) {
             seconds.push_back(now_s() - start);
           }
           row.seconds = median(seconds);
+          size_t rejected = 0;
           for (const pmt::TextResult& r : text.results()) {
+            rejected += r.status.ok() ? 0 : 1;
             row.sentences += static_cast<size_t>(r.sentences);
             row.source_tokens += r.source_tokens;
             row.target_tokens += r.target_tokens;
           }
+          // Counted, not fatal, as `translate` leaves such a line empty; they lower sentences/s.
+          if (rejected > 0)
+            std::fprintf(stderr, "pmt-bench: %zu of %zu lines rejected (invalid UTF-8, or too long unsplit)\n",
+                         rejected, lines.size());
           row.peak_rss_mb = peak_rss_mb();
           rows.push_back(std::move(row));
         }
