@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-translate=$build/examples/translate
+translate=$build/tools/pmt-translate
 convert=$build/converter/pmt-convert
 model=models/small-int8.pmt
 for f in "$translate" "$convert" "$model"; do

@@ -34,7 +34,7 @@ awk -v lines=10000 '
 
 status=0
 /usr/bin/time -f "%e s wall, %M KB peak RSS" -o "$out/time.txt" \
-  build/examples/translate --model "$model" --input "$doc" --quiet "$@" >"$out/document.es" 2>"$out/stderr.txt" || status=$?
+  build/tools/pmt-translate --model "$model" --input "$doc" --quiet "$@" >"$out/document.es" 2>"$out/stderr.txt" || status=$?
 in_lines=$(wc -l <"$doc")
 out_lines=$(wc -l <"$out/document.es")
 lost=$(paste -d '\t' "$doc" "$out/document.es" | awk -F'\t' '$1 ~ /[^ ]/ && $2 !~ /[^ ]/' | wc -l)

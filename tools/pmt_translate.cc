@@ -1,7 +1,7 @@
-// translate: one translation per input line, in input order.
+// pmt-translate: one translation per input line, in input order.
 //
-//   translate --model models/en-es.pmt < input.en > output.es
-//   translate --input document.txt > document.es.txt
+//   pmt-translate --model models/en-es.pmt < input.en > output.es
+//   pmt-translate --input document.txt > document.es.txt
 //
 // Reads UTF-8 text from stdin (or --input) and writes exactly one line per input line. Each line
 // is a paragraph: split into sentences, translated, and put back with its own whitespace; blank
@@ -34,8 +34,8 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: translate [--model FILE] [options] [< input]\n"
-               "  --model FILE       the .pmt model (default models/en-es.pmt)\n"
+               "usage: pmt-translate [--model FILE] [options] [< input]\n"
+               "  --model FILE       the .pmt model (default models/en-es.pmt, else the installed one)\n"
                "  --input FILE       read sentences from FILE instead of stdin\n"
                "  --beam K           beam size, 1 = greedy (default 4)\n"
                "  --alpha A          length penalty exponent (default 0.6)\n"
@@ -79,6 +79,19 @@ struct Args {
   bool stream = false, split = true, quiet = false;
 };
 
+// Without --model: models/en-es.pmt under the working directory (a source checkout), else the
+// default model installed beside this program (<prefix>/share/pocketmt/en-es.pmt).
+std::string default_model() {
+  const std::string local = "models/en-es.pmt";
+  if (::access(local.c_str(), F_OK) == 0) return local;
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return local;
+  std::string installed(exe, static_cast<size_t>(n));
+  installed = installed.substr(0, installed.rfind('/') + 1) + PMT_BINDIR_TO_MODEL;
+  return ::access(installed.c_str(), F_OK) == 0 ? installed : local;
+}
+
 // Returns 0 to go on, otherwise the exit code (after printing why).
 int parse_args(int argc, char** argv, Args* a) {
   for (int i = 1; i < argc; ++i) {
@@ -95,12 +108,12 @@ int parse_args(int argc, char** argv, Args* a) {
         "--model",       "--input",     "--beam",        "--alpha",           "--threads", "--batch",
         "--max-len",     "--max-src-len", "--int8-passes", "--no-repeat-ngram", "--lang",    "--max-len-ratio"};
     if (std::find(std::begin(kValued), std::end(kValued), opt) == std::end(kValued)) {
-      std::fprintf(stderr, "translate: unknown option %s\n", argv[i]);
+      std::fprintf(stderr, "pmt-translate: unknown option %s\n", argv[i]);
       usage(stderr);
       return 2;
     }
     if (i + 1 >= argc) {
-      std::fprintf(stderr, "translate: %s needs a value\n", argv[i]);
+      std::fprintf(stderr, "pmt-translate: %s needs a value\n", argv[i]);
       return 2;
     }
     const char* v = argv[++i];
@@ -118,11 +131,11 @@ int parse_args(int argc, char** argv, Args* a) {
     else if (opt == "--no-repeat-ngram") ok = parse_int(v, 0, &a->translate.no_repeat_ngram);
     else ok = parse_int(v, 2, &a->load.max_src_len);  // --max-src-len
     if (!ok) {
-      std::fprintf(stderr, "translate: bad value '%s' for %s\n", v, argv[i - 1]);
+      std::fprintf(stderr, "pmt-translate: bad value '%s' for %s\n", v, argv[i - 1]);
       return 2;
     }
   }
-  if (a->model.empty()) a->model = "models/en-es.pmt";
+  if (a->model.empty()) a->model = default_model();
   a->load.max_beam = a->translate.beam;
   if (a->translate.max_len > 0) a->load.max_tgt_len = a->translate.max_len;
   if (a->stream) a->load.max_batch = 1;
@@ -136,11 +149,11 @@ bool write_chunk(const pmt::TextTranslator& t, size_t first_line, bool streamed,
   for (size_t i = 0; i < t.results().size(); ++i) {
     const pmt::TextResult& r = t.results()[i];
     if (!r.status.ok()) {
-      std::fprintf(stderr, "translate: line %zu: %s\n", first_line + i, r.status.message());
+      std::fprintf(stderr, "pmt-translate: line %zu: %s\n", first_line + i, r.status.message());
       all_ok = false;
     } else if (r.cut_sentences > 0) {
       std::fprintf(stderr,
-                   "translate: warning: line %zu: %d sentence(s) longer than %d tokens translated in pieces\n",
+                   "pmt-translate: warning: line %zu: %d sentence(s) longer than %d tokens translated in pieces\n",
                    first_line + i, r.cut_sentences, max_src_len);
     }
     if (!streamed) std::fwrite(r.text.data(), 1, r.text.size(), stdout);
@@ -159,7 +172,7 @@ class Progress {
     if (now - shown_ < 0.5) return;
     shown_ = now;
     const double elapsed = now - start_;
-    std::fprintf(stderr, "\rtranslate: %zu lines, %zu sentences, %.1f sentences/s", lines, sentences,
+    std::fprintf(stderr, "\rpmt-translate: %zu lines, %zu sentences, %.1f sentences/s", lines, sentences,
                  elapsed > 0 ? sentences / elapsed : 0.0);
     if (total_ > 0 && bytes > 0) {
       const double eta = elapsed * static_cast<double>(total_ - std::min(bytes, total_)) / static_cast<double>(bytes);
@@ -188,7 +201,7 @@ int close_stdout(int rc) {
   const bool write_failed = std::ferror(stdout) != 0;  // errno still tells why: nothing ran since
   if (!write_failed) errno = 0;
   if (std::fclose(stdout) != 0 || write_failed) {
-    std::fprintf(stderr, "translate: cannot write the output%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
+    std::fprintf(stderr, "pmt-translate: cannot write the output%s%s\n", errno ? ": " : "", errno ? std::strerror(errno) : "");
     return 1;
   }
   return rc;
@@ -205,12 +218,12 @@ int main(int argc, char** argv) {
     // A directory opens, then reads as an empty file: no output and no message without this.
     struct stat st;
     if (::stat(args.input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      std::fprintf(stderr, "translate: %s is a directory\n", args.input.c_str());
+      std::fprintf(stderr, "pmt-translate: %s is a directory\n", args.input.c_str());
       return 2;
     }
     file.open(args.input);
     if (!file) {
-      std::fprintf(stderr, "translate: cannot open %s: %s\n", args.input.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "pmt-translate: cannot open %s: %s\n", args.input.c_str(), std::strerror(errno));
       return 2;
     }
   }
@@ -218,11 +231,11 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<pmt::Translator> translator;
   if (pmt::Status s = pmt::Translator::load(args.model, args.load, &translator); !s.ok()) {
-    std::fprintf(stderr, "translate: %s\n", s.message());
+    std::fprintf(stderr, "pmt-translate: %s\n", s.message());
     return 2;
   }
   if (translator->limits().threads < args.load.threads)
-    std::fprintf(stderr, "translate: warning: %d threads asked for, %d CPUs available: using %d\n",
+    std::fprintf(stderr, "pmt-translate: warning: %d threads asked for, %d CPUs available: using %d\n",
                  args.load.threads, translator->limits().threads, translator->limits().threads);
 
   pmt::TextTranslator text(*translator);
@@ -256,7 +269,7 @@ int main(int argc, char** argv) {
     if (lines.empty()) break;
     views.assign(lines.begin(), lines.end());
     if (pmt::Status s = text.translate(views, options, on_text); !s.ok()) {
-      std::fprintf(stderr, "translate: %s\n", s.message());
+      std::fprintf(stderr, "pmt-translate: %s\n", s.message());
       return 2;
     }
     all_ok = write_chunk(text, line_no, args.stream, translator->limits().max_src_len) && all_ok;
@@ -269,7 +282,7 @@ int main(int argc, char** argv) {
   }
   progress.finish();
   if (in.bad()) {
-    std::fprintf(stderr, "translate: error reading %s\n", args.input.empty() ? "stdin" : args.input.c_str());
+    std::fprintf(stderr, "pmt-translate: error reading %s\n", args.input.empty() ? "stdin" : args.input.c_str());
     return 1;
   }
   return close_stdout(all_ok ? 0 : 2);
