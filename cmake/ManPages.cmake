@@ -1,0 +1,30 @@
+# Man pages generated from each tool's --help and --version by help2man (Debian `help2man`), at
+# build time, installed to share/man/man1. Without help2man the build goes on without them.
+find_program(HELP2MAN_EXECUTABLE help2man)
+if(NOT HELP2MAN_EXECUTABLE)
+  message(STATUS "help2man not found: no man pages")
+  return()
+endif()
+
+set(PMT_MAN_PAGES)
+# pmt_man_page(TARGET "one-line description")
+function(pmt_man_page target description)
+  if(NOT TARGET ${target})
+    return()
+  endif()
+  set(page ${PROJECT_BINARY_DIR}/man/${target}.1)
+  add_custom_command(OUTPUT ${page}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+    COMMAND ${HELP2MAN_EXECUTABLE} --no-info --section=1 --source=PocketMT --version-string=${PROJECT_VERSION}
+            "--name=${description}" --output=${page} $<TARGET_FILE:${target}>
+    DEPENDS ${target}
+    COMMENT "help2man ${target}"
+    VERBATIM)
+  set(PMT_MAN_PAGES ${PMT_MAN_PAGES} ${page} PARENT_SCOPE)
+endfunction()
+
+pmt_man_page(pmt-convert "build a corpus, train, export and inspect PocketMT models")
+pmt_man_page(pmt-translate "translate text with a PocketMT model, one output line per input line")
+pmt_man_page(pmt-bench "latency, throughput and memory of PocketMT models")
+add_custom_target(pmt_man_pages ALL DEPENDS ${PMT_MAN_PAGES})
+install(FILES ${PMT_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
