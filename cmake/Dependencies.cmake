@@ -48,3 +48,6 @@ endif()
 if(PMT_BUILD_CONVERTER OR PMT_BUILD_BENCH OR PMT_BUILD_TESTS)
   find_package(nlohmann_json 3.10 REQUIRED CONFIG)
 endif()
+
+# CLI11 (libcli11-dev, header-only): the command line of every tool (tools/cli/pmt_cli.h).
+find_package(CLI11 2.1 REQUIRED CONFIG)

@@ -92,6 +92,12 @@ for args in "--beam 0" "--beam -1" "--beam x" "--beam 99999999999" "--threads 0"
 done
 run "translate without --model, no models/en-es.pmt here" fail "$one" sh -c "cd '$scratch' && '$PWD/$translate'"
 run "pmt-convert without a command" fail "$empty" "$convert"
+for cmd in "$translate" "$convert" "$convert inspect" "$convert train"; do
+  # shellcheck disable=SC2086
+  run "$(basename "${cmd%% *}")${cmd#*pmt-convert} --version" ok "$empty" $cmd --version
+done
+run "inspect --json before the file" ok "$empty" "$convert" inspect --json "$model"
+run "pmt-convert inspect --bogus" fail "$empty" "$convert" inspect --bogus "$model"
 run "pmt-convert bogus command" fail "$empty" "$convert" bogus
 run "inspect without a file" fail "$empty" "$convert" inspect
 run "export without arguments" fail "$empty" "$convert" export

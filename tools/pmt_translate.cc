@@ -14,10 +14,10 @@
 // pipe).
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -27,53 +27,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pmt_cli.h"
 #include "pocketmt/text_translator.h"
 #include "pocketmt/translator.h"
 
 namespace {
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: pmt-translate [--model FILE] [options] [< input]\n"
-               "  --model FILE       the .pmt model (default models/en-es.pmt, else the installed one)\n"
-               "  --input FILE       read sentences from FILE instead of stdin\n"
-               "  --beam K           beam size, 1 = greedy (default 4)\n"
-               "  --alpha A          length penalty exponent (default 0.6)\n"
-               "  --threads N        threads (default 1)\n"
-               "  --batch B          sentences translated together (default 4)\n"
-               "  --no-split         each line is one sentence, never cut (lines longer than\n"
-               "                     --max-src-len are reported and left empty)\n"
-               "  --lang CODE        source language of the abbreviations the sentence\n"
-               "                     splitter knows: en (default) or es\n"
-               "  --max-len L        most output tokens per sentence, EOS included (default:\n"
-               "                     2 x source tokens + 10, see --max-len-ratio)\n"
-               "  --max-len-ratio R  output bound relative to the source: R x source tokens\n"
-               "                     + 10 (default 2)\n"
-               "  --max-src-len S    most source tokens per sentence, EOS included (default:\n"
-               "                     128 or the model's limit if lower); longer sentences are\n"
-               "                     cut at clause punctuation, then every S - 1 tokens\n"
-               "  --no-repeat-ngram N  never output the same N tokens twice in a line (N-grams\n"
-               "                     with digits exempt); 0 = off (default 4)\n"
-               "  --int8-passes P    int8 models: 2 = each Linear's input in two passes, closer\n"
-               "                     to fp32 (default); 1 = one pass, faster\n"
-               "  --stream           write each token as soon as it is final (forces --batch 1)\n"
-               "  --quiet            no progress line on a terminal\n");
-}
-
-bool parse_int(const char* s, int32_t lo, int32_t* out) {
-  const char* end = s + std::strlen(s);
-  auto [p, ec] = std::from_chars(s, end, *out);
-  return ec == std::errc() && p == end && *out >= lo;
-}
-
-bool parse_float(const char* s, float* out) {
-  const char* end = s + std::strlen(s);
-  auto [p, ec] = std::from_chars(s, end, *out);
-  return ec == std::errc() && p == end && *out >= 0.f;
-}
-
 struct Args {
-  std::string model, input, language = "en";
+  std::string model, input, output, language = "en";
   pmt::LoadOptions load{.max_batch = 4};
   pmt::TranslateOptions translate{.no_repeat_ngram = 4};
   bool stream = false, split = true, quiet = false;
@@ -92,54 +53,60 @@ std::string default_model() {
   return ::access(installed.c_str(), F_OK) == 0 ? installed : local;
 }
 
-// Returns 0 to go on, otherwise the exit code (after printing why).
+// Returns -1 to go on, otherwise the exit code (0 after --help or --version, 2 on bad usage).
 int parse_args(int argc, char** argv, Args* a) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view opt = argv[i];
-    if (opt == "--help" || opt == "-h") {
-      usage(stdout);
-      return -1;
-    }
-    if (opt == "--stream" || opt == "--no-split" || opt == "--quiet") {
-      (opt == "--stream" ? a->stream : opt == "--quiet" ? a->quiet : a->split) = opt != "--no-split";
-      continue;
-    }
-    static constexpr std::string_view kValued[] = {
-        "--model",       "--input",     "--beam",        "--alpha",           "--threads", "--batch",
-        "--max-len",     "--max-src-len", "--int8-passes", "--no-repeat-ngram", "--lang",    "--max-len-ratio"};
-    if (std::find(std::begin(kValued), std::end(kValued), opt) == std::end(kValued)) {
-      std::fprintf(stderr, "pmt-translate: unknown option %s\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "pmt-translate: %s needs a value\n", argv[i]);
-      return 2;
-    }
-    const char* v = argv[++i];
-    bool ok = true;
-    if (opt == "--model") a->model = v;
-    else if (opt == "--input") a->input = v;
-    else if (opt == "--lang") a->language = v;
-    else if (opt == "--max-len-ratio") ok = parse_float(v, &a->translate.max_len_ratio) && a->translate.max_len_ratio <= 100.f;
-    else if (opt == "--beam") ok = parse_int(v, 1, &a->translate.beam);
-    else if (opt == "--alpha") ok = parse_float(v, &a->translate.alpha);
-    else if (opt == "--threads") ok = parse_int(v, 1, &a->load.threads);
-    else if (opt == "--batch") ok = parse_int(v, 1, &a->load.max_batch);
-    else if (opt == "--max-len") ok = parse_int(v, 1, &a->translate.max_len);
-    else if (opt == "--int8-passes") ok = parse_int(v, 1, &a->load.int8_passes);
-    else if (opt == "--no-repeat-ngram") ok = parse_int(v, 0, &a->translate.no_repeat_ngram);
-    else ok = parse_int(v, 2, &a->load.max_src_len);  // --max-src-len
-    if (!ok) {
-      std::fprintf(stderr, "pmt-translate: bad value '%s' for %s\n", v, argv[i - 1]);
-      return 2;
-    }
-  }
+  CLI::App app(
+      "Translates UTF-8 text, one output line per input line, in order. Each line is a paragraph:\n"
+      "split into sentences, translated, and put back with its own spacing; blank lines stay blank.\n"
+      "Exit status: 0 all lines translated, 2 bad option or model, or some line rejected (an empty\n"
+      "line and a message), 1 the input could not be read or the output not written.",
+      "pmt-translate");
+  pmt::cli::conventions(app, "pmt-translate");
+  const CLI::Validator positive = pmt::cli::int_range(1, std::numeric_limits<int32_t>::max());
+  app.add_option("-m,--model", a->model, "the .pmt model (default models/en-es.pmt, else the installed one)")
+      ->type_name("FILE");
+  app.add_option("-i,--input", a->input, "read the text from FILE instead of stdin")->type_name("FILE");
+  app.add_option("--output", a->output, "write the translations to FILE instead of stdout")->type_name("FILE");
+  app.add_option("-b,--beam", a->translate.beam, "beam size, 1 = greedy (default 4)")->type_name("K")->check(positive);
+  app.add_option("--alpha", a->translate.alpha, "length penalty exponent (default 0.6)")
+      ->type_name("A")
+      ->check(pmt::cli::real_range(0, 1e30));
+  app.add_option("-t,--threads", a->load.threads, "threads (default 1)")->type_name("N")->check(positive);
+  app.add_option("--batch", a->load.max_batch, "sentences translated together (default 4)")->type_name("B")->check(positive);
+  app.add_flag("--no-split", [a](int64_t) { a->split = false; },
+               "each line is one sentence, never cut (lines longer than --max-src-len are reported and left empty)");
+  app.add_option("--lang", a->language, "source language of the abbreviations the sentence splitter knows: en (default) or es")
+      ->type_name("CODE")
+      ->check(CLI::IsMember({"en", "es"}).description(""));
+  app.add_option("--max-len", a->translate.max_len,
+                 "most output tokens per sentence, EOS included (default: 2 x source tokens + 10, see --max-len-ratio)")
+      ->type_name("L")
+      ->check(positive);
+  app.add_option("--max-len-ratio", a->translate.max_len_ratio,
+                 "output bound relative to the source: R x source tokens + 10 (default 2)")
+      ->type_name("R")
+      ->check(pmt::cli::real_range(0, 100));
+  app.add_option("--max-src-len", a->load.max_src_len,
+                 "most source tokens per sentence, EOS included (default: 128 or the model's limit if lower); longer "
+                 "sentences are cut at clause punctuation, then every S - 1 tokens")
+      ->type_name("S")
+      ->check(pmt::cli::int_range(2, std::numeric_limits<int32_t>::max()));
+  app.add_option("--no-repeat-ngram", a->translate.no_repeat_ngram,
+                 "never output the same N tokens twice in a line (N-grams with digits exempt); 0 = off (default 4)")
+      ->type_name("N")
+      ->check(pmt::cli::int_range(0, std::numeric_limits<int32_t>::max()));
+  app.add_option("--int8-passes", a->load.int8_passes,
+                 "int8 models: 2 = each Linear's input in two passes, closer to fp32 (default); 1 = one pass, faster")
+      ->type_name("P")
+      ->check(pmt::cli::int_range(1, 2));
+  app.add_flag("--stream", a->stream, "write each token as soon as it is final (forces --batch 1)");
+  app.add_flag("-q,--quiet", a->quiet, "no progress on stderr");
+  if (const int rc = pmt::cli::parse(app, "pmt-translate", argc, argv, true); rc >= 0) return rc;
   if (a->model.empty()) a->model = default_model();
   a->load.max_beam = a->translate.beam;
   if (a->translate.max_len > 0) a->load.max_tgt_len = a->translate.max_len;
   if (a->stream) a->load.max_batch = 1;
-  return 0;
+  return -1;
 }
 
 // Writes one line per text of the chunk (the translation, or an empty line for a rejected text)
@@ -211,7 +178,11 @@ int close_stdout(int rc) {
 
 int main(int argc, char** argv) {
   Args args;
-  if (int rc = parse_args(argc, argv, &args); rc != 0) return rc < 0 ? close_stdout(0) : rc;
+  if (int rc = parse_args(argc, argv, &args); rc >= 0) return rc == 0 ? close_stdout(0) : rc;
+  if (!args.output.empty() && !std::freopen(args.output.c_str(), "w", stdout)) {
+    std::fprintf(stderr, "pmt-translate: cannot write %s: %s\n", args.output.c_str(), std::strerror(errno));
+    return 2;
+  }
 
   std::ifstream file;
   if (!args.input.empty()) {

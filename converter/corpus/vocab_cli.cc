@@ -9,18 +9,16 @@ namespace pmt::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert vocab [--data DIR] [--vocab-size N]\n"
-    "  Trains one SentencePiece unigram model shared by English and Spanish on DIR/train.en and\n"
-    "  DIR/train.es (never valid or test) and writes DIR/spm.model and DIR/spm.vocab.\n"
-    "  Ids: pad 0, unk 1, bos 2, eos 3. Deterministic: same input, same bytes.\n"
-    "  --data DIR       prepared corpus folder (default data/web-rv)\n"
-    "  --vocab-size N   number of pieces, specials included (default 8000)\n";
+    "Trains one SentencePiece unigram model shared by English and Spanish on DIR/train.en and\n"
+    "DIR/train.es (never valid or test) and writes DIR/spm.model and DIR/spm.vocab.\n"
+    "Ids: pad 0, unk 1, bos 2, eos 3. Deterministic: same input, same bytes.";
 
 }  // namespace
 
 int cmd_vocab(int argc, char** argv) {
   std::string data_dir = "data/web-rv", size_text = "8000";
-  const Option options[] = {{"--data", &data_dir}, {"--vocab-size", &size_text}};
+  const Option options[] = {{"--data", &data_dir, nullptr, "prepared corpus folder (default data/web-rv)", "DIR"},
+                            {"--vocab-size", &size_text, nullptr, "number of pieces, specials included (default 8000)", "N"}};
   if (auto r = parse_options("vocab", kUsage, argc, argv, options); r != ParseResult::kOk) {
     return exit_code(r);
   }
