@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "pmt_cli.h"
+#include "pmt_progress.h"
 #include "pocketmt/text_translator.h"
 #include "pocketmt/translator.h"
 
@@ -129,39 +130,6 @@ bool write_chunk(const pmt::TextTranslator& t, size_t first_line, bool streamed,
   return all_ok;
 }
 
-// "lines, share of the input, sentences/s, ETA" on one terminal line, at most twice a second.
-class Progress {
- public:
-  Progress(bool enabled, size_t total_bytes) : enabled_(enabled), total_(total_bytes) {}
-  void update(size_t lines, size_t bytes, size_t sentences) {
-    if (!enabled_) return;
-    const double now = seconds();
-    if (now - shown_ < 0.5) return;
-    shown_ = now;
-    const double elapsed = now - start_;
-    std::fprintf(stderr, "\rpmt-translate: %zu lines, %zu sentences, %.1f sentences/s", lines, sentences,
-                 elapsed > 0 ? sentences / elapsed : 0.0);
-    if (total_ > 0 && bytes > 0) {
-      const double eta = elapsed * static_cast<double>(total_ - std::min(bytes, total_)) / static_cast<double>(bytes);
-      std::fprintf(stderr, ", %.0f%% of the input, ETA %d:%02d   ", 100.0 * bytes / total_, static_cast<int>(eta) / 60,
-                   static_cast<int>(eta) % 60);
-    }
-  }
-  void finish() {
-    if (enabled_ && shown_ > start_) std::fputc('\n', stderr);
-  }
-
- private:
-  static double seconds() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-  }
-  bool enabled_;
-  size_t total_;
-  double start_ = seconds(), shown_ = start_;
-};
-
 // Closes stdout (fclose flushes what is buffered: only then is every line known to be written)
 // and returns rc, or 1 with a message when any output was lost (a full disk, a closed pipe).
 int close_stdout(int rc) {
@@ -224,7 +192,9 @@ int main(int argc, char** argv) {
   const size_t chunk_lines = args.stream ? 1 : 4096, chunk_bytes = size_t{8} << 20;
   struct stat input_stat;
   const bool regular_input = !args.input.empty() && ::stat(args.input.c_str(), &input_stat) == 0 && S_ISREG(input_stat.st_mode);
-  Progress progress(!args.quiet && !args.stream && ::isatty(STDERR_FILENO), regular_input ? input_stat.st_size : 0);
+  // The share of the input read when it is a file (MB), else the lines so far; sentences/s beside.
+  pmt::cli::Progress progress("pmt-translate", regular_input ? static_cast<double>(input_stat.st_size) / 1e6 : 0,
+                              regular_input ? "MB" : "lines", args.quiet || args.stream);
   std::vector<std::string> lines;
   std::vector<std::string_view> views;
   bool all_ok = true;
@@ -247,7 +217,8 @@ int main(int argc, char** argv) {
     line_no += lines.size();
     bytes_read += bytes;
     for (const pmt::TextResult& r : text.results()) sentences += r.sentences;
-    progress.update(line_no - 1, bytes_read, sentences);
+    progress.update(regular_input ? static_cast<double>(bytes_read) / 1e6 : static_cast<double>(line_no - 1),
+                    std::to_string(line_no - 1) + " lines, " + std::to_string(sentences) + " sentences");
     // A failed write (a full disk, a closed pipe) stops the run rather than translating into it.
     if (std::ferror(stdout)) break;
   }

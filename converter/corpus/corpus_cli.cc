@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "corpus/cli_options.h"
+#include "pmt_progress.h"
 #include "corpus/debian_packages.h"
 #include "corpus/help_pages.h"
 #include "corpus/libreoffice_help.h"
@@ -179,7 +180,7 @@ int cmd_corpus(int argc, char** argv) {
   std::string help_list = "converter/corpus/sources/help-packages.txt";
   std::string libreoffice_list = "converter/corpus/sources/libreoffice-packages.txt";
   std::string caps_arg = "4", held_out_arg = "2000";
-  bool offline = false;
+  bool offline = false, quiet = false;
   const Option options[] = {
       {"--out", &out_dir, nullptr, "output folder (default data/en-es)", "DIR"},
       {"--cache", &cache_arg, nullptr,
@@ -194,6 +195,7 @@ int cmd_corpus(int argc, char** argv) {
        "LibreOffice help packages, English and Spanish (default converter/corpus/sources/libreoffice-packages.txt)",
        "FILE"},
       {"--offline", nullptr, &offline, "use only what the cache holds"},
+      {"--quiet", nullptr, &quiet, "no download and extraction progress on stderr"},
       {"--caps-percent", &caps_arg, nullptr, "share of train pairs also added in capitals (default 4)", "N"},
       {"--max-held-out", &held_out_arg, nullptr, "pairs kept per held-out set and source (default 2000)", "N"}};
   if (auto r = parse_options("corpus", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
@@ -234,12 +236,22 @@ int cmd_corpus(int argc, char** argv) {
   for (const Source* source : chosen) {
     std::vector<std::string> packages, missing;
     if (!read_package_list(source->list_path, &packages, &error)) return fail(error, 2);
-    if (!offline && !corpus::download_packages(packages, cache / "debs", &missing, &error)) return fail(error, 1);
+    if (!offline) {
+      cli::Progress download("pmt-convert corpus: " + source->name + ": download", 0, "packages", quiet);
+      const auto on_group = [&download](size_t done, size_t total) {
+        download.set_total(static_cast<double>(total));
+        download.update(static_cast<double>(done));
+      };
+      if (!corpus::download_packages(packages, cache / "debs", &missing, &error, on_group)) return fail(error, 1);
+    }
+    cli::Progress extraction("pmt-convert corpus: " + source->name + ": extract and read",
+                             static_cast<double>(packages.size()), "packages", quiet);
     std::vector<corpus::RawDocument> documents;
     PageCounts pages;
     std::vector<fs::path> extracted;  // libreoffice: the pages of all its packages are paired at the end
     int unreadable = 0, read = 0;
     for (size_t i = 0; i < packages.size(); ++i) {
+      extraction.update(static_cast<double>(i), std::to_string(documents.size()) + " documents");
       const fs::path deb = corpus::cached_deb(cache / "debs", packages[i]);
       if (deb.empty()) {
         if (offline) missing.push_back(packages[i]);
@@ -257,12 +269,9 @@ int cmd_corpus(int argc, char** argv) {
         continue;
       }
       ++read;
-      if ((i + 1) % 200 == 0 || i + 1 == packages.size()) {
-        std::printf("  %s: read %zu / %zu packages (%.0f s)\n", source->name.c_str(), i + 1, packages.size(),
-                    seconds_since(start));
-        std::fflush(stdout);
-      }
     }
+    extraction.update(static_cast<double>(packages.size()), std::to_string(documents.size()) + " documents");
+    extraction.finish();
     if (source->name == "libreoffice" && !read_libreoffice_pages(extracted, &documents, &pages, &error)) {
       return fail(error, 1);
     }

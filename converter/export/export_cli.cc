@@ -17,6 +17,7 @@
 #include "corpus/cli_options.h"
 #include "export/export.h"
 #include "export/model_writer.h"
+#include "pmt_progress.h"
 #include "train/parallel_data.h"
 
 namespace pmt::cli {
@@ -46,6 +47,7 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
   std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1";
+  bool quiet = false;
   const Option options[] = {
       {"--checkpoint", &checkpoint_path, nullptr, "checkpoint (pmt-convert train, or PyTorch weights under README names)", "FILE"},
       {"--spm", &spm_path, nullptr, "the SentencePiece model the checkpoint was trained with", "FILE"},
@@ -59,6 +61,7 @@ int cmd_export(int argc, char** argv) {
       {"--channel-margin", &margin_text, nullptr,
        "widen each output channel's calibrated range M times, M >= 1 (default 1.1: headroom for inputs unlike the "
        "calibration pairs); 0: no per-channel ranges (one output scale per Linear, 66 KB less)", "M"},
+      {"--quiet", nullptr, &quiet, "no calibration progress on stderr"},
   };
   if (ParseResult r = parse_options("export", kUsage, argc, argv, options); r != ParseResult::kOk)
     return exit_code(r);
@@ -120,8 +123,14 @@ int cmd_export(int argc, char** argv) {
                                                   {"exported_by", "pmt-convert export"}};
   if (opts.dtype == DType::I8) metadata["calibration_data"] = calib_prefix + "." + src + " / ." + tgt;
   std::vector<uint8_t> bytes;
+  cli::Progress progress("pmt-convert export: calibration", 0, "pairs", quiet);
+  opts.progress = [&progress](size_t done, size_t total) {
+    progress.set_total(static_cast<double>(total));
+    progress.update(static_cast<double>(done));
+  };
   if (std::string why = exporter::export_model(checkpoint, tokenizer, &calib, opts, metadata, &bytes); !why.empty())
     return input_error(checkpoint_path + ": " + why);
+  progress.finish();
   if (std::string why = exporter::write_file_atomically(out_path, bytes); !why.empty()) {
     std::fprintf(stderr, "pmt-convert export: %s\n", why.c_str());
     return 1;
