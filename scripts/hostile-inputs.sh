@@ -4,7 +4,8 @@
 # (invalid UTF-8, NUL bytes, a huge line, empty lines, CR LF, no final newline) and a full disk
 # (/dev/full). Every case must end within a timeout, by no signal; a failure must exit non-zero
 # with a message on stderr; a text input must give exactly one output line per input line.
-#   scripts/hostile-inputs.sh [BUILD_DIR]   (default build/; needs translate and pmt-convert)
+#   scripts/hostile-inputs.sh [BUILD_DIR]   (default build/; needs pmt-translate and pmt-convert, and
+#   checks pmt-bench when built)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
