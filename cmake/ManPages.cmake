@@ -1,8 +1,13 @@
 # Man pages generated from each tool's --help and --version by help2man (Debian `help2man`), at
 # build time, installed to share/man/man1. Without help2man the build goes on without them.
+# A cross build (cmake/toolchains/) cannot run its tools here: no man pages there either.
 find_program(HELP2MAN_EXECUTABLE help2man)
 if(NOT HELP2MAN_EXECUTABLE)
   message(STATUS "help2man not found: no man pages")
+  return()
+endif()
+if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  message(STATUS "cross build: no man pages (the tools cannot run on this machine)")
   return()
 endif()
 
