@@ -22,7 +22,9 @@
 // File mode (--file FILE): throughput on a whole text, as `pmt-translate --input FILE` does it
 // (pocketmt/text_translator.h: paragraphs split into sentences, sorted by length, batched). For
 // every model x threads x batch x beam it loads the model with max_batch = batch, translates
-// the file (-r passes, median) and reports sentences/s and target tokens/s.
+// the file (-r passes, median) and reports sentences/s and target tokens/s. --no-split makes
+// every line one sentence (`pmt-translate --no-split`), so that a peer that cannot split
+// (bench/torch_translate_file.py) translates exactly the same sentences.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -66,6 +68,8 @@ struct Options {
   int repeats = 5;
   bool repeats_given = false;
   std::string file;      // file mode
+  bool split = true;     // file mode: TextOptions::split (--no-split)
+  int no_repeat_ngram = 4;  // file mode: as pmt-translate
   int int8_passes = 2;   // LoadOptions::int8_passes
   std::string input;     // real sentences instead of random ids
   int max_src = 128;     // with --input: source limit set at load
@@ -117,6 +121,14 @@ int parse_options(int argc, char** argv, Options* o) {
                  "batches)")
       ->type_name("FILE");
   list("--batch", &o->batches, 1, 4096, "file mode: sentences per batch (default 1,4,16,32)");
+  app.add_flag(
+      "--no-split", [o](int64_t) { o->split = false; },
+      "file mode: each line is one sentence, never cut (a line longer than --max-src is rejected and counted), as "
+      "`pmt-translate --no-split`");
+  app.add_option("--no-repeat-ngram", o->no_repeat_ngram,
+                 "file mode: repeated n-gram block (default 4, as pmt-translate; 0 off)")
+      ->type_name("N")
+      ->check(int_range(0, 100000));
   std::string format;
   app.add_option("-o,--output,--format", format, "the report's format: md, json or csv (default md)")
       ->type_name("FORMAT")
@@ -380,7 +392,8 @@ int run_file(const Options& o) {
           row.arena_mb = static_cast<double>(t->arena_bytes()) / 1e6;
           pmt::TextOptions options;
           options.search.beam = beam;
-          options.search.no_repeat_ngram = 4;  // as the translate CLI
+          options.search.no_repeat_ngram = o.no_repeat_ngram;
+          options.split = o.split;
           std::vector<double> seconds;
           for (int pass = 0; pass < o.repeats; ++pass) {
             const double start = now_s();
@@ -391,11 +404,17 @@ int run_file(const Options& o) {
             seconds.push_back(now_s() - start);
           }
           row.seconds = median(seconds);
+          size_t rejected = 0;
           for (const pmt::TextResult& r : text.results()) {
+            rejected += r.status.ok() ? 0 : 1;
             row.sentences += static_cast<size_t>(r.sentences);
             row.source_tokens += r.source_tokens;
             row.target_tokens += r.target_tokens;
           }
+          // Counted, not fatal, as `pmt-translate` leaves such a line empty; they lower sentences/s.
+          if (rejected > 0)
+            std::fprintf(stderr, "pmt-bench: %zu of %zu lines rejected (invalid UTF-8, or too long unsplit)\n",
+                         rejected, lines.size());
           row.peak_rss_mb = peak_rss_mb();
           rows.push_back(std::move(row));
         }

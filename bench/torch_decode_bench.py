@@ -5,7 +5,8 @@ The same weights as the .pmt exported from the checkpoint, run eagerly by PyTorc
 python3-torch) in fp32 or with torch's dynamic int8 quantization of every nn.Linear, batch 1,
 greedy, with an efficient incremental decoder: a preallocated self-attention key/value cache per
 layer and cross-attention keys/values computed once per sentence, so step t costs O(t), not
-O(t^2). EOS does not stop the loop: exactly --gen-len tokens are generated so every position is
+O(t^2). The Model takes batches (bench/torch_translate_file.py translates files with it); this
+benchmark runs batch 1. EOS does not stop the loop: exactly --gen-len tokens are generated so every position is
 timed. --check first verifies that the incremental decoder's logits equal a full (parallel,
 causally masked) recomputation.
 
@@ -22,8 +23,10 @@ import sys
 import time
 
 # The qnnpack engine logs a warning on every dynamic-int8 call (torch's dynamic Linear hard-codes
-# reduce_range): C++ log messages below errors are dropped. Must precede the import.
+# reduce_range): C++ log messages below errors are dropped. Must precede the import. Debian's torch
+# logs through glog, which reads its own variable.
 os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
+os.environ.setdefault("GLOG_minloglevel", "2")
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch import nn  # noqa: E402
@@ -55,19 +58,32 @@ def linear(weight, bias=None):
     return layer
 
 
-def attend(q, k, v, causal):
-    """Scaled dot-product attention over heads: q [H, Lq, dh] (already scaled), k, v [H, Lk, dh].
-    causal: query i is the last of the Lq newest positions and sees keys up to its own."""
-    scores = torch.bmm(q, k.transpose(1, 2))
-    if causal and q.shape[1] > 1:
-        lq, lk = q.shape[1], k.shape[1]
+def attend(q, k, v, causal, mask=None):
+    """Scaled dot-product attention: q [B, H, Lq, dh] (already scaled), k, v [B, H, Lk, dh].
+    causal: query i is the last of the Lq newest positions and sees keys up to its own.
+    mask: None or [B, 1, 1, Lk], added to the scores (-inf on a padded source position)."""
+    scores = torch.matmul(q, k.transpose(-1, -2))
+    if mask is not None:
+        scores = scores + mask
+    if causal and q.shape[2] > 1:
+        lq, lk = q.shape[2], k.shape[2]
         hidden = torch.ones(lq, lk, dtype=torch.bool).triu(lk - lq + 1)
         scores.masked_fill_(hidden, float("-inf"))
-    return torch.bmm(torch.softmax(scores, dim=-1), v)
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+def padding_mask(lengths, width):
+    """Additive key mask [B, 1, 1, width] for sources of `lengths` padded to `width`; None when
+    nothing is padded (batch 1), which spares the addition."""
+    if all(n == width for n in lengths):
+        return None
+    padded = torch.arange(width)[None, :] >= torch.tensor(lengths)[:, None]
+    return torch.zeros(padded.shape).masked_fill_(padded, float("-inf"))[:, None, None, :]
 
 
 class Model(nn.Module):
-    """The PocketMT Transformer (README tensor names), post-LN or pre-LN per the config."""
+    """The PocketMT Transformer (README tensor names), post-LN or pre-LN per the config. Every
+    call takes a batch: ids [B, L], activations [B, L, D]."""
 
     def __init__(self, meta, w):
         super().__init__()
@@ -113,53 +129,63 @@ class Model(nn.Module):
             return x + fn(self._norm(x, norm))
         return self._norm(x + fn(x), norm)
 
-    def _heads(self, x):  # [L, D] -> [H, L, dh]
-        return x.view(x.shape[0], self.h, self.dh).transpose(0, 1)
+    def _heads(self, x):  # [B, L, D] -> [B, H, L, dh]
+        return x.view(x.shape[0], x.shape[1], self.h, self.dh).transpose(1, 2)
 
-    def _merge(self, x):  # [H, L, dh] -> [L, D]
-        return x.transpose(0, 1).reshape(x.shape[1], self.d)
+    def _merge(self, x):  # [B, H, L, dh] -> [B, L, D]
+        return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.d)
 
     def _embed(self, ids, pos0):
-        return self.embed[ids] * math.sqrt(self.d) + self.pe[pos0:pos0 + len(ids)]
+        return self.embed[ids] * math.sqrt(self.d) + self.pe[pos0:pos0 + ids.shape[1]]
 
-    def encode(self, src):
-        """src: 1-D id tensor (EOS included) -> memory [S, D]."""
+    def encode(self, src, mask=None):
+        """src: ids [B, S] (EOS included, padded after it), mask: padding_mask(...) -> memory [B, S, D]."""
         x = self._embed(src, 0)
         scale = 1.0 / math.sqrt(self.dh)
         for m in self.enc:
             def self_attn(y, m=m):
-                q, k, v = m.qkv(y).split(self.d, dim=1)
-                return m.sa_out(self._merge(attend(self._heads(q) * scale, self._heads(k), self._heads(v), False)))
+                q, k, v = m.qkv(y).split(self.d, dim=-1)
+                a = attend(self._heads(q) * scale, self._heads(k), self._heads(v), False, mask)
+                return m.sa_out(self._merge(a))
             x = self._sublayer(x, m.norms[0], self_attn)
             x = self._sublayer(x, m.norms[1], lambda y, m=m: m.ff2(torch.relu(m.ff1(y))))
         return self._norm(x, self.final["encoder"]) if self.pre_ln else x
 
-    def start(self, memory, max_steps):
-        """Per-sentence decoder state: cross-attention K/V of every layer (computed once) and an
-        empty self-attention cache of max_steps positions."""
-        state = []
+    def start(self, memory, max_steps, mask=None):
+        """Decoder state of a batch: cross-attention K/V of every layer (computed once), an empty
+        self-attention cache of max_steps positions, and the source padding mask."""
+        layers = []
         for m in self.dec:
-            k, v = m.ca_kv(memory).split(self.d, dim=1)
-            cache = torch.zeros(2, self.h, max_steps, self.dh)
-            state.append((self._heads(k).contiguous(), self._heads(v).contiguous(), cache))
-        return state
+            k, v = m.ca_kv(memory).split(self.d, dim=-1)
+            cache = torch.zeros(2, memory.shape[0], self.h, max_steps, self.dh)
+            layers.append((self._heads(k).contiguous(), self._heads(v).contiguous(), cache))
+        return layers, mask
+
+    @staticmethod
+    def keep_rows(state, rows):
+        """The state of batch rows `rows` (index tensor) only: finished sentences leave the batch
+        so that later steps compute nothing for them."""
+        layers, mask = state
+        return [(ck[rows], cv[rows], cache[:, rows]) for ck, cv, cache in layers], \
+            None if mask is None else mask[rows]
 
     def decode(self, ids, pos0, state):
-        """Runs the decoder on the tokens at positions pos0.. (len(ids) of them; 1 per greedy step)
-        given the cache of positions < pos0, fills the cache, returns logits [len(ids), V]."""
+        """Runs the decoder on ids [B, L], the tokens at positions pos0.. (1 per greedy step),
+        given the cache of positions < pos0, fills the cache, returns logits [B, L, V]."""
         x = self._embed(ids, pos0)
         scale = 1.0 / math.sqrt(self.dh)
-        end = pos0 + len(ids)
-        for m, (ck, cv, cache) in zip(self.dec, state):
+        end = pos0 + ids.shape[1]
+        layers, mask = state
+        for m, (ck, cv, cache) in zip(self.dec, layers):
             def self_attn(y, m=m, cache=cache):
-                q, k, v = m.qkv(y).split(self.d, dim=1)
-                cache[0, :, pos0:end] = self._heads(k)
-                cache[1, :, pos0:end] = self._heads(v)
-                a = attend(self._heads(q) * scale, cache[0, :, :end], cache[1, :, :end], True)
+                q, k, v = m.qkv(y).split(self.d, dim=-1)
+                cache[0, :, :, pos0:end] = self._heads(k)
+                cache[1, :, :, pos0:end] = self._heads(v)
+                a = attend(self._heads(q) * scale, cache[0, :, :, :end], cache[1, :, :, :end], True)
                 return m.sa_out(self._merge(a))
 
             def cross_attn(y, m=m, ck=ck, cv=cv):
-                return m.ca_out(self._merge(attend(self._heads(m.ca_q(y)) * scale, ck, cv, False)))
+                return m.ca_out(self._merge(attend(self._heads(m.ca_q(y)) * scale, ck, cv, False, mask)))
             x = self._sublayer(x, m.norms[0], self_attn)
             x = self._sublayer(x, m.norms[1], cross_attn)
             x = self._sublayer(x, m.norms[2], lambda y, m=m: m.ff2(torch.relu(m.ff1(y))))
@@ -176,12 +202,12 @@ clock = time.perf_counter
 def greedy_timed(model, src, steps):
     """One sentence: returns (encoder seconds incl. cross K/V, [seconds per step], tokens)."""
     t0 = clock()
-    state = model.start(model.encode(src), steps)
+    state = model.start(model.encode(src[None]), steps)
     t_enc = clock() - t0
-    tok, times, out = torch.tensor([model.bos]), [], []
+    tok, times, out = torch.tensor([[model.bos]]), [], []
     for pos in range(steps):
         t = clock()
-        tok = model.decode(tok, pos, state).argmax(dim=-1)
+        tok = model.decode(tok, pos, state)[0].argmax(dim=-1, keepdim=True)
         out.append(int(tok.item()))  # what a real loop does to test for EOS
         times.append(clock() - t)
     return t_enc, times, out
@@ -189,15 +215,15 @@ def greedy_timed(model, src, steps):
 
 def check_incremental(model, src, steps):
     """Max |incremental - full recomputation| over the logits of a greedy run of `steps` tokens."""
-    memory = model.encode(src)
+    memory = model.encode(src[None])
     state = model.start(memory, steps)
-    tok, ids, inc = torch.tensor([model.bos]), [model.bos], []
+    tok, ids, inc = torch.tensor([[model.bos]]), [model.bos], []
     for pos in range(steps):
-        logits = model.decode(tok, pos, state)
+        logits = model.decode(tok, pos, state)[0]
         inc.append(logits[0])
-        tok = logits.argmax(dim=-1)
+        tok = logits.argmax(dim=-1, keepdim=True)
         ids.append(int(tok.item()))
-    full = model.decode(torch.tensor(ids[:-1]), 0, model.start(memory, steps))
+    full = model.decode(torch.tensor([ids[:-1]]), 0, model.start(memory, steps))[0]
     return (torch.stack(inc) - full).abs().max().item()
 
 

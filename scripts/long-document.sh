@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A 10,000-line document through `translate --input`: paragraphs of 1 to 5 verses, blank lines,
+# A 10,000-line document through `pmt-translate --input`: paragraphs of 1 to 5 verses, blank lines,
 # lines with leading and trailing whitespace, and very long lines (60 verses; 8,000 characters
 # without end punctuation). Checks that every line comes back (same line count, no empty
 # translation of a non-empty line, exit 0) and reports time, sentences/s and peak RSS.
