@@ -1,26 +1,35 @@
 #include "bench_report.h"
 
 #include <cmath>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
 
 namespace pmt::bench {
 namespace {
 
-// A JSON string literal (the model path may hold quotes, backslashes or control bytes).
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+// A number for JSON: NaN and infinities (unknown values) become null, whole numbers integers.
+nlohmann::ordered_json json_number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) return static_cast<int64_t>(v);
+  return v;
+}
+
+// A number printed as `format` does, read back so JSON shows the same digits.
+nlohmann::ordered_json json_number(const char* format, double v) {
+  if (!std::isfinite(v)) return nullptr;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return json_number(std::strtod(buf, nullptr));
+}
+
+// The rows as a JSON array, one row per line; text that is not UTF-8 shows as U+FFFD.
+void write_json_rows(FILE* out, const std::vector<nlohmann::ordered_json>& rows) {
+  std::fprintf(out, "[\n");
+  for (size_t i = 0; i < rows.size(); ++i)
+    std::fprintf(out, " %s%s\n", rows[i].dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str(),
+                 i + 1 < rows.size() ? "," : "");
+  std::fprintf(out, "]\n");
 }
 
 // A CSV field, quoted when it holds a separator, a quote or a line break.
@@ -46,27 +55,32 @@ void write_markdown(FILE* out, const std::vector<BenchRow>& rows) {
 }
 
 void write_json(FILE* out, const std::vector<BenchRow>& rows) {
-  std::fprintf(out, "[\n");
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const BenchRow& r = rows[i];
-    std::fprintf(out,
-                 " {\"engine\": \"pocketmt\", \"model\": %s, \"precision\": \"%s\", \"model_mb\": %.3f, "
-                 "\"input\": %s, \"clock\": \"%s\", \"threads\": %d, \"beam\": %d, \"src_len\": %.6g, \"gen_len\": %d, "
-                 "\"generated\": %.6g, \"load_ms\": %.6g, \"encoder_ms\": %.6g, \"first_token_ms\": %.6g, "
-                 "\"per_token_ms_median\": %.6g, \"per_token_ms_p90\": %.6g, \"tokens_per_s\": %.6g, "
-                 "\"sentence_ms\": %.6g, \"peak_rss_mb\": %.6g, \"per_step_ms\": [",
-                 json_string(r.model).c_str(), r.precision.c_str(), r.model_mb, json_string(r.input).c_str(),
-                 r.clock.c_str(), r.threads, r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
-                 r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
-    for (size_t k = 0; k < r.per_step_ms.size(); ++k) {
-      if (std::isnan(r.per_step_ms[k]))
-        std::fprintf(out, "%snull", k ? ", " : "");
-      else
-        std::fprintf(out, "%s%.6g", k ? ", " : "", r.per_step_ms[k]);
-    }
-    std::fprintf(out, "]}%s\n", i + 1 < rows.size() ? "," : "");
+  std::vector<nlohmann::ordered_json> json;
+  for (const BenchRow& r : rows) {
+    nlohmann::ordered_json per_step = nlohmann::ordered_json::array();
+    for (const double ms : r.per_step_ms) per_step.push_back(json_number("%.6g", ms));
+    json.push_back({{"engine", "pocketmt"},
+                    {"model", r.model},
+                    {"precision", r.precision},
+                    {"model_mb", json_number("%.3f", r.model_mb)},
+                    {"input", r.input},
+                    {"clock", r.clock},
+                    {"threads", r.threads},
+                    {"beam", r.beam},
+                    {"src_len", json_number("%.6g", r.src_len)},
+                    {"gen_len", r.gen_len},
+                    {"generated", json_number("%.6g", r.generated)},
+                    {"load_ms", json_number("%.6g", r.load_ms)},
+                    {"encoder_ms", json_number("%.6g", r.encoder_ms)},
+                    {"first_token_ms", json_number("%.6g", r.first_token_ms)},
+                    {"per_token_ms_median", json_number("%.6g", r.token_ms_median)},
+                    {"per_token_ms_p90", json_number("%.6g", r.token_ms_p90)},
+                    {"tokens_per_s", json_number("%.6g", r.tokens_per_s)},
+                    {"sentence_ms", json_number("%.6g", r.sentence_ms)},
+                    {"peak_rss_mb", json_number("%.6g", r.peak_rss_mb)},
+                    {"per_step_ms", std::move(per_step)}});
   }
-  std::fprintf(out, "]\n");
+  write_json_rows(out, json);
 }
 
 void write_csv(FILE* out, const std::vector<BenchRow>& rows) {
@@ -85,7 +99,7 @@ struct Cell {
   const char* key;
   const char* heading;
   std::string text;
-  bool quoted;  // a string in JSON
+  bool quoted;  // a string in JSON (otherwise a number, NaN as null)
 };
 
 std::string number(const char* format, double v) {
@@ -116,7 +130,16 @@ std::vector<Cell> cells(const FileRow& r) {
 }  // namespace
 
 void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows) {
-  if (format == Format::kJson) std::fprintf(out, "[\n");
+  if (format == Format::kJson) {
+    std::vector<nlohmann::ordered_json> json;
+    for (const FileRow& r : rows) {
+      nlohmann::ordered_json o;
+      for (const Cell& cell : cells(r))
+        o[cell.key] = cell.quoted ? nlohmann::ordered_json(cell.text) : json_number(std::strtod(cell.text.c_str(), nullptr));
+      json.push_back(std::move(o));
+    }
+    return write_json_rows(out, json);
+  }
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::vector<Cell> row = cells(rows[i]);
     if (i == 0 && format != Format::kJson) {
@@ -138,16 +161,11 @@ void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows) {
       switch (format) {
         case Format::kMarkdown: std::fprintf(out, "| %s ", cell.text.c_str()); break;
         case Format::kCsv: std::fprintf(out, "%s%s", c ? "," : "", cell.quoted ? csv_field(cell.text).c_str() : cell.text.c_str()); break;
-        case Format::kJson:
-          std::fprintf(out, "%s\"%s\": %s", c ? ", " : " {", cell.key,
-                       cell.quoted ? json_string(cell.text).c_str() : cell.text.c_str());
-          break;
+        case Format::kJson: break;  // above
       }
     }
-    std::fprintf(out, format == Format::kMarkdown ? "|\n" : format == Format::kCsv ? "\n" : "}%s\n",
-                 i + 1 < rows.size() ? "," : "");
+    std::fprintf(out, format == Format::kMarkdown ? "|\n" : "\n");
   }
-  if (format == Format::kJson) std::fprintf(out, "]\n");
 }
 
 void write_rows(FILE* out, Format format, const std::vector<BenchRow>& rows) {

@@ -19,11 +19,11 @@
 // The runtime stops at EOS, so a sentence may produce fewer tokens than -n asks: the `gen`
 // column shows what was produced. A randomly initialised model rarely emits EOS.
 //
-// File mode (--file FILE): throughput on a whole text, as `translate --input FILE` does it
+// File mode (--file FILE): throughput on a whole text, as `pmt-translate --input FILE` does it
 // (pocketmt/text_translator.h: paragraphs split into sentences, sorted by length, batched). For
 // every model x threads x batch x beam it loads the model with max_batch = batch, translates
 // the file (-r passes, median) and reports sentences/s and target tokens/s. --no-split makes
-// every line one sentence (`translate --no-split`), so that a peer that cannot split
+// every line one sentence (`pmt-translate --no-split`), so that a peer that cannot split
 // (bench/torch_translate_file.py) translates exactly the same sentences.
 #include <sys/resource.h>
 #include <time.h>
@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "bench_report.h"
+#include "pmt_cli.h"
 #include "pocketmt/text_translator.h"
 #include "pocketmt/translator.h"
 
@@ -68,7 +69,7 @@ struct Options {
   bool repeats_given = false;
   std::string file;      // file mode
   bool split = true;     // file mode: TextOptions::split (--no-split)
-  int no_repeat_ngram = 4;  // file mode: as the translate CLI
+  int no_repeat_ngram = 4;  // file mode: as pmt-translate
   int int8_passes = 2;   // LoadOptions::int8_passes
   std::string input;     // real sentences instead of random ids
   int max_src = 128;     // with --input: source limit set at load
@@ -78,113 +79,80 @@ struct Options {
   unsigned seed = 1;
 };
 
-constexpr const char* kUsage =
-    "usage: pmt-bench [-m MODEL.pmt] [options]\n"
-    "Latency and memory of a PocketMT model, batch 1 (see the table's columns in the README).\n"
-    "  -m, --model FILE      model file; repeat for several (default models/en-es.pmt)\n"
-    "  -s, --src-len LIST    source lengths in tokens, EOS included, of random ids (default 32)\n"
-    "  -n, --gen-len LIST    output tokens, EOS included (the call's max_len; default 128)\n"
-    "  -b, --beam LIST       beam sizes, 1 = greedy (default 1)\n"
-    "  -t, --threads LIST    threads (default 1)\n"
-    "  -r, --repeats N       timed sentences per configuration; medians over them (default 5)\n"
-    "  -p, --int8-passes P   int8 models: inputs in 2 passes (default) or 1 (type int8/1p)\n"
-    "  -i, --input FILE      real sentences, one per line, instead of random ids (-s is then\n"
-    "                        ignored; without -n the runtime's default max_len applies)\n"
-    "      --max-src N       with --input: longest source (tokens with EOS) accepted (default 128)\n"
-    "  -f, --file FILE       file mode: throughput translating FILE as `translate --input`\n"
-    "                        does (paragraphs, length-sorted batches); -r passes (default 1)\n"
-    "      --batch LIST      file mode: sentences per batch (default 1,4,16,32)\n"
-    "      --no-split        file mode: each line is one sentence, never cut (a line longer\n"
-    "                        than --max-src is rejected and counted), as `translate --no-split`\n"
-    "      --no-repeat-ngram N  file mode: repeated n-gram block (default 4, as `translate`;\n"
-    "                        0 off)\n"
-    "  -o, --output FORMAT   md, json or csv (default md); --json is -o json\n"
-    "      --seed N          random source ids (default 1)\n"
-    "      --clock wall|cpu  wall time (default), or process CPU time: the uncontended latency\n"
-    "                        on a busy machine (use with -t 1)\n"
-    "LIST: comma-separated integers, e.g. 8,32,128\n";
+// Returns -1 to go on with `o` filled, otherwise the exit code (0 after --help or --version,
+// 2 after bad usage).
+int parse_options(int argc, char** argv, Options* o) {
+  CLI::App app(
+      "Latency and memory of a PocketMT model, batch 1 (see the table's columns in docs/benchmarks.md),\n"
+      "or with --file the throughput of translating a whole file. LIST: comma-separated integers,\n"
+      "e.g. 8,32,128.",
+      "pmt-bench");
+  pmt::cli::conventions(app, "pmt-bench");
+  using pmt::cli::int_range;
+  const auto list = [&](const char* names, std::vector<int>* values, int lo, int hi, const char* help) {
+    return app.add_option(names, *values, help)->delimiter(',')->allow_extra_args(false)->type_name("LIST")->check(
+        int_range(lo, hi));
+  };
+  app.add_option("-m,--model", o->models, "model file; repeat for several (default models/en-es.pmt)")
+      ->allow_extra_args(false)
+      ->type_name("FILE");
+  list("-s,--src-len", &o->src_lens, 2, 100000, "source lengths in tokens, EOS included, of random ids (default 32)");
+  CLI::Option* gen =
+      list("-n,--gen-len", &o->gen_lens, 1, 100000, "output tokens, EOS included (the call's max_len; default 128)");
+  list("-b,--beam", &o->beams, 1, 64, "beam sizes, 1 = greedy (default 1)");
+  list("-t,--threads", &o->threads, 1, 256, "threads (default 1)");
+  CLI::Option* repeats = app.add_option("-r,--repeats", o->repeats,
+                                        "timed sentences per configuration; medians over them (default 5; file mode: "
+                                        "passes, default 1)")
+                             ->type_name("N")
+                             ->check(int_range(1, 1000000));
+  app.add_option("-p,--int8-passes", o->int8_passes, "int8 models: inputs in 2 passes (default) or 1 (type int8/1p)")
+      ->type_name("P")
+      ->check(int_range(1, 2));
+  app.add_option("-i,--input", o->input,
+                 "real sentences, one per line, instead of random ids (-s is then ignored; without -n the runtime's "
+                 "default max_len applies)")
+      ->type_name("FILE");
+  app.add_option("--max-src", o->max_src, "with --input: longest source (tokens with EOS) accepted (default 128)")
+      ->type_name("N")
+      ->check(int_range(2, 100000));
+  app.add_option("-f,--file", o->file,
+                 "file mode: throughput translating FILE as `pmt-translate --input` does (paragraphs, length-sorted "
+                 "batches)")
+      ->type_name("FILE");
+  list("--batch", &o->batches, 1, 4096, "file mode: sentences per batch (default 1,4,16,32)");
+  app.add_flag(
+      "--no-split", [o](int64_t) { o->split = false; },
+      "file mode: each line is one sentence, never cut (a line longer than --max-src is rejected and counted), as "
+      "`pmt-translate --no-split`");
+  app.add_option("--no-repeat-ngram", o->no_repeat_ngram,
+                 "file mode: repeated n-gram block (default 4, as pmt-translate; 0 off)")
+      ->type_name("N")
+      ->check(int_range(0, 100000));
+  std::string format;
+  app.add_option("-o,--output,--format", format, "the report's format: md, json or csv (default md)")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"md", "json", "csv"}).description(""));
+  bool json = false;
+  app.add_flag("--json", json, "the same as --output json");
+  int seed = 1;
+  app.add_option("--seed", seed, "random source ids (default 1)")->type_name("N")->check(int_range(0, 1 << 30));
+  std::string clock = "wall";
+  app.add_option("--clock", clock,
+                 "wall time (default), or process CPU time: the uncontended latency on a busy machine (use with -t 1)")
+      ->type_name("wall|cpu")
+      ->check(CLI::IsMember({"wall", "cpu"}).description(""));
+  if (const int rc = pmt::cli::parse(app, "pmt-bench", argc, argv, true); rc >= 0) return rc;
 
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "pmt-bench: %s\n%s", why.c_str(), kUsage);
-  return 2;
-}
-
-bool parse_int(const char* text, int lo, int hi, int* out) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || v < lo || v > hi) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
-
-bool parse_list(const char* text, int lo, int hi, std::vector<int>* out) {
-  out->clear();
-  std::string item;
-  for (const char* p = text;; ++p) {
-    if (*p == ',' || *p == '\0') {
-      int v = 0;
-      if (!parse_int(item.c_str(), lo, hi, &v)) return false;
-      out->push_back(v);
-      item.clear();
-      if (*p == '\0') break;
-    } else {
-      item += *p;
-    }
-  }
-  return !out->empty();
-}
-
-// Returns 0 and fills `o`, or the exit code (2 for bad usage, 0 after --help).
-int parse_options(int argc, char** argv, Options* o, bool* done) {
-  *done = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      *done = true;
-      return 0;
-    }
-    if (a == "--json") {
-      o->format = pmt::bench::Format::kJson;
-      continue;
-    }
-    if (a == "--no-split") {
-      o->split = false;
-      continue;
-    }
-    if (i + 1 >= argc) return usage_error("option " + a + " needs a value");
-    const char* v = argv[++i];
-    bool ok = true;
-    int seed = 0;
-    if (a == "-m" || a == "--model") o->models.emplace_back(v);
-    else if (a == "-s" || a == "--src-len") ok = parse_list(v, 2, 100000, &o->src_lens);
-    else if (a == "-n" || a == "--gen-len") ok = o->gen_given = parse_list(v, 1, 100000, &o->gen_lens);
-    else if (a == "-b" || a == "--beam") ok = parse_list(v, 1, 64, &o->beams);
-    else if (a == "-t" || a == "--threads") ok = parse_list(v, 1, 256, &o->threads);
-    else if (a == "-r" || a == "--repeats") ok = o->repeats_given = parse_int(v, 1, 1000000, &o->repeats);
-    else if (a == "-f" || a == "--file") o->file = v;
-    else if (a == "--batch") ok = parse_list(v, 1, 4096, &o->batches);
-    else if (a == "--no-repeat-ngram") ok = parse_int(v, 0, 100000, &o->no_repeat_ngram);
-    else if (a == "-p" || a == "--int8-passes") ok = parse_int(v, 1, 2, &o->int8_passes);
-    else if (a == "-i" || a == "--input") o->input = v;
-    else if (a == "--clock") ok = (o->cpu_clock = !std::strcmp(v, "cpu")) || !std::strcmp(v, "wall");
-    else if (a == "--max-src") ok = parse_int(v, 2, 100000, &o->max_src);
-    else if (a == "--seed" && (ok = parse_int(v, 0, 1 << 30, &seed))) o->seed = static_cast<unsigned>(seed);
-    else if (a == "-o" || a == "--output") {
-      const std::string f = v;
-      if (f == "md") o->format = pmt::bench::Format::kMarkdown;
-      else if (f == "json") o->format = pmt::bench::Format::kJson;
-      else if (f == "csv") o->format = pmt::bench::Format::kCsv;
-      else ok = false;
-    } else {
-      return usage_error("unknown option " + a);
-    }
-    if (!ok) return usage_error("bad value '" + std::string(v) + "' for " + a);
-  }
+  o->gen_given = gen->count() > 0;
+  o->repeats_given = repeats->count() > 0;
+  o->seed = static_cast<unsigned>(seed);
+  o->cpu_clock = clock == "cpu";
+  if (format == "json" || json) o->format = pmt::bench::Format::kJson;
+  else if (format == "csv") o->format = pmt::bench::Format::kCsv;
   if (o->models.empty()) o->models.emplace_back("models/en-es.pmt");
   if (!o->file.empty() && !o->repeats_given) o->repeats = 1;
-  return 0;
+  return -1;
 }
 
 double median(std::vector<double> v) {
@@ -443,7 +411,7 @@ int run_file(const Options& o) {
             row.source_tokens += r.source_tokens;
             row.target_tokens += r.target_tokens;
           }
-          // Counted, not fatal, as `translate` leaves such a line empty; they lower sentences/s.
+          // Counted, not fatal, as `pmt-translate` leaves such a line empty; they lower sentences/s.
           if (rejected > 0)
             std::fprintf(stderr, "pmt-bench: %zu of %zu lines rejected (invalid UTF-8, or too long unsplit)\n",
                          rejected, lines.size());
@@ -535,9 +503,9 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  bool done = false;
-  if (const int rc = parse_options(argc, argv, &o, &done); rc != 0 || done) return rc;
-  const int rc = run(o);
+  int rc = parse_options(argc, argv, &o);
+  if (rc > 0) return rc;      // bad usage
+  if (rc < 0) rc = run(o);    // else --help or --version was printed
   // A report lost to a full disk or a closed pipe is a failed run; fclose flushes the rest.
   const bool write_failed = std::ferror(stdout) != 0;
   if (std::fclose(stdout) != 0 || write_failed) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
     if (r > 0) seconds.push_back(cpu_seconds() - start);
   }
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-  std::printf("{\"batch\": %d, \"repeats\": %d, \"empty\": %s, \"median_s\": %.9f}\n", batch, repeats,
-              empty ? "true" : "false", seconds[seconds.size() / 2]);
+  const nlohmann::ordered_json line = {
+      {"batch", batch}, {"repeats", repeats}, {"empty", empty}, {"median_s", seconds[seconds.size() / 2]}};
+  std::printf("%s\n", line.dump().c_str());
   return 0;
 }

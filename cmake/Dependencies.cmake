@@ -42,3 +42,12 @@ endif()
 if(PMT_BUILD_BENCH)
   find_package(benchmark REQUIRED CONFIG)
 endif()
+
+# nlohmann-json (nlohmann-json3-dev): every JSON the project reads or writes (safetensors
+# headers, inspect --json, pmt-bench -o json).
+if(PMT_BUILD_CONVERTER OR PMT_BUILD_BENCH OR PMT_BUILD_TESTS)
+  find_package(nlohmann_json 3.10 REQUIRED CONFIG)
+endif()
+
+# CLI11 (libcli11-dev, header-only): the command line of every tool (tools/cli/pmt_cli.h).
+find_package(CLI11 2.1 REQUIRED CONFIG)

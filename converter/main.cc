@@ -1,10 +1,13 @@
 // pmt-convert: the host-side tool. `pmt-convert <command> --help` documents each command.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "commands.h"
+#include "pmt_cli.h"
 
 namespace pmt::cli {
 // Defined next to the code each one drives (converter/<area>/*_cli.cc).
@@ -32,21 +35,35 @@ const std::vector<pmt::cli::Command> kCommands = {
     {"inspect", pmt::cli::cmd_inspect, "verify a .pmt model file and print its config and tensors"},
 };
 
-void usage(FILE* out) {
-  std::fprintf(out, "usage: pmt-convert <command> [options]   (pmt-convert <command> --help)\n\ncommands:\n");
-  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
-}
-
+// The command is found by CLI11; everything after its name goes to the command's own parser
+// (converter/corpus/cli_options.h), so `pmt-convert COMMAND --help` is the command's help.
 int run(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
-  }
+  CLI::App app("The host-side tool of PocketMT: corpus, vocabulary, training, export, inspection.\n"
+               "`pmt-convert COMMAND --help` documents each command.",
+               "pmt-convert");
+  pmt::cli::conventions(app, "pmt-convert");
+  app.require_subcommand(1);
   for (const auto& c : kCommands) {
-    if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
+    CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    sub->prefix_command();     // the rest of the line is the command's
+    sub->set_help_flag();      // its --help is the command's own
+    sub->allow_extras();
   }
-  std::fprintf(stderr, "pmt-convert: unknown command '%s'\n", argv[1]);
-  usage(stderr);
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(kCommands.begin(), kCommands.end(), [&](const auto& c) { return !std::strcmp(argv[1], c.name); })) {
+    std::fprintf(stderr, "pmt-convert: unknown command '%s'\nRun 'pmt-convert --help' for the commands.\n", argv[1]);
+    return 2;
+  }
+  if (const int rc = pmt::cli::parse(app, "pmt-convert", argc, argv, true); rc >= 0) return rc;
+  for (const auto& c : kCommands) {
+    const CLI::App* sub = app.get_subcommand(c.name);
+    if (!sub->parsed()) continue;
+    std::vector<std::string> rest = sub->remaining();
+    std::vector<char*> args;
+    for (std::string& r : rest) args.push_back(r.data());
+    args.push_back(nullptr);
+    return c.run(static_cast<int>(rest.size()), args.data());
+  }
   return 2;
 }
 

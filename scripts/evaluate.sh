@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 convert=build/converter/pmt-convert
-translate=build/examples/translate
+translate=build/tools/pmt-translate
 int8="" fp32="" ckpt="" spm="" calib=data/en-es/train out=runs/evaluate apertium=1 passes=2
 while (($#)); do
   case "$1" in

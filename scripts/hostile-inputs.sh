@@ -4,12 +4,14 @@
 # (invalid UTF-8, NUL bytes, a huge line, empty lines, CR LF, no final newline) and a full disk
 # (/dev/full). Every case must end within a timeout, by no signal; a failure must exit non-zero
 # with a message on stderr; a text input must give exactly one output line per input line.
-#   scripts/hostile-inputs.sh [BUILD_DIR]   (default build/; needs translate and pmt-convert)
+#   scripts/hostile-inputs.sh [BUILD_DIR]   (default build/; needs pmt-translate and pmt-convert, and
+#   checks pmt-bench when built)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-translate=$build/examples/translate
+translate=$build/tools/pmt-translate
 convert=$build/converter/pmt-convert
+bench=$build/bench/pmt-bench
 model=models/small-int8.pmt
 for f in "$translate" "$convert" "$model"; do
   [[ -e $f ]] || { echo "hostile-inputs: $f is missing (build first)" >&2; exit 2; }
@@ -92,6 +94,13 @@ for args in "--beam 0" "--beam -1" "--beam x" "--beam 99999999999" "--threads 0"
 done
 run "translate without --model, no models/en-es.pmt here" fail "$one" sh -c "cd '$scratch' && '$PWD/$translate'"
 run "pmt-convert without a command" fail "$empty" "$convert"
+[[ -x $bench ]] && run "pmt-bench --bogus" fail "$empty" "$bench" --bogus
+for cmd in "$translate" "$convert" "$convert inspect" "$convert train" $([[ -x $bench ]] && echo "$bench"); do
+  # shellcheck disable=SC2086
+  run "$(basename "${cmd%% *}")${cmd#*pmt-convert} --version" ok "$empty" $cmd --version
+done
+run "inspect --json before the file" ok "$empty" "$convert" inspect --json "$model"
+run "pmt-convert inspect --bogus" fail "$empty" "$convert" inspect --bogus "$model"
 run "pmt-convert bogus command" fail "$empty" "$convert" bogus
 run "inspect without a file" fail "$empty" "$convert" inspect
 run "export without arguments" fail "$empty" "$convert" export
@@ -144,6 +153,8 @@ full_run "inspect" "$convert" inspect "$model"
 full_run "inspect --json" "$convert" inspect --json "$model"
 full_run "pmt-convert --help" "$convert" --help
 full_run "translate --help" "$translate" --help
+full_run "translate --version" "$translate" --version
+[[ -x $bench ]] && full_run "pmt-bench --help" "$bench" --help
 # The exporter must not replace what is not a file (a FIFO stands in for a device).
 run "export --out <FIFO>" fail "$empty" "$convert" export --checkpoint "$bad/missing.safetensors" --spm x --dtype f32 --out "$bad/fifo.pmt"
 [[ -p $bad/fifo.pmt ]] || { failed=$((failed + 1)); echo "FAIL export replaced a FIFO"; }

@@ -12,6 +12,7 @@ packages=(
   doctest-dev libbenchmark-dev
   libsentencepiece-dev sentencepiece
   libopenblas-dev zlib1g-dev
+  nlohmann-json3-dev libcli11-dev help2man   # JSON, command lines, man pages
   libsword-utils sword-text-web sword-text-kjv sword-text-sparv
   apertium-eng-spa
   clang-14 libclang-rt-14-dev   # the clang build and libFuzzer (scripts/fuzz.sh)

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 model=${1:-models/small-int8.pmt}
 out=${2:-runs/joined}
 convert=build/converter/pmt-convert
-translate=build/examples/translate
+translate=build/tools/pmt-translate
 test=data/web-rv/test
 [[ -f $test.en ]] || { echo "joined-verses.sh: $test.en missing (run build/converter/pmt-convert prepare)" >&2; exit 2; }
 mkdir -p "$out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A 10,000-line document through `translate --input`: paragraphs of 1 to 5 verses, blank lines,
+# A 10,000-line document through `pmt-translate --input`: paragraphs of 1 to 5 verses, blank lines,
 # lines with leading and trailing whitespace, and very long lines (60 verses; 8,000 characters
 # without end punctuation). Checks that every line comes back (same line count, no empty
 # translation of a non-empty line, exit 0) and reports time, sentences/s and peak RSS.
@@ -34,7 +34,7 @@ awk -v lines=10000 '
 
 status=0
 /usr/bin/time -f "%e s wall, %M KB peak RSS" -o "$out/time.txt" \
-  build/examples/translate --model "$model" --input "$doc" --quiet "$@" >"$out/document.es" 2>"$out/stderr.txt" || status=$?
+  build/tools/pmt-translate --model "$model" --input "$doc" --quiet "$@" >"$out/document.es" 2>"$out/stderr.txt" || status=$?
 in_lines=$(wc -l <"$doc")
 out_lines=$(wc -l <"$out/document.es")
 lost=$(paste -d '\t' "$doc" "$out/document.es" | awk -F'\t' '$1 ~ /[^ ]/ && $2 !~ /[^ ]/' | wc -l)

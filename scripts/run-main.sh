@@ -7,15 +7,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 input=${1:-examples/sample.en}
 model=models/en-es.pmt
-convert=build/converter/pmt-convert
-translate=build/examples/translate
+# The tools by name, from an install prefix on PATH, as the README's set-up has them.
+prefix=${PMT_PREFIX:-$PWD/build/install}
+convert=pmt-convert
+translate=pmt-translate
 everyday=tests/data/everyday/everyday
 
 echo "== [1/4] dependencies (scripts/install-deps.sh)"
 scripts/install-deps.sh
-echo "== [2/4] configure + build (Release, build/)"
+echo "== [2/4] configure + build (Release, build/), install into $prefix"
 cmake -S . -B build >/dev/null
-cmake --build build -j"$(nproc)" --target pmt-convert translate
+cmake --build build -j"$(nproc)" --target pmt-convert pmt-translate pmt-bench
+cmake --install build --prefix "$prefix" >/dev/null
+export PATH=$prefix/bin:$PATH
 echo "== [3/4] model: $model"
 "$convert" inspect "$model" | sed -n "1,12p"
 echo "== [4/4] translate ($input, beam 4, 1 thread)"

@@ -15,8 +15,9 @@
 #include <filesystem>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "common/atomic_file.h"
-#include "common/json.h"
 
 namespace pmt {
 
@@ -72,34 +73,43 @@ struct Entry {
   uint64_t begin = 0, end = 0;  // relative to the first data byte
 };
 
+// A non-negative JSON integer that fits in int64_t, or -1.
+int64_t non_negative(const nlohmann::ordered_json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    return u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? static_cast<int64_t>(u) : -1;
+  }
+  if (v.is_number_integer()) return std::max<int64_t>(v.get<int64_t>(), -1);
+  return -1;
+}
+
 // Decodes the "name": {...} entry of one tensor; returns a message (without the path) or "".
-std::string parse_entry(const std::string& name, const json::Value& v, Entry* out) {
+std::string parse_entry(const std::string& name, const nlohmann::ordered_json& v, Entry* out) {
   const std::string where = "tensor '" + name + "'";
-  if (v.type != json::Value::Type::kObject) return where + ": entry is not an object";
-  for (const auto& [key, unused] : v.object) {
-    if (key != "dtype" && key != "shape" && key != "data_offsets")
-      return where + ": unexpected key \"" + key + "\"";
+  if (!v.is_object()) return where + ": entry is not an object";
+  for (const auto& item : v.items()) {
+    if (item.key() != "dtype" && item.key() != "shape" && item.key() != "data_offsets")
+      return where + ": unexpected key \"" + item.key() + "\"";
   }
-  const json::Value* dtype = v.get("dtype");
-  const json::Value* shape = v.get("shape");
-  const json::Value* offsets = v.get("data_offsets");
-  if (!dtype || dtype->type != json::Value::Type::kString) return where + ": missing string \"dtype\"";
-  if (dtype->string != "F32")
-    return where + " has dtype " + dtype->string + "; only F32 is supported";
-  if (!shape || shape->type != json::Value::Type::kArray) return where + ": missing array \"shape\"";
+  const auto dtype = v.find("dtype");
+  const auto shape = v.find("shape");
+  const auto offsets = v.find("data_offsets");
+  if (dtype == v.end() || !dtype->is_string()) return where + ": missing string \"dtype\"";
+  if (dtype->get_ref<const std::string&>() != "F32")
+    return where + " has dtype " + dtype->get<std::string>() + "; only F32 is supported";
+  if (shape == v.end() || !shape->is_array()) return where + ": missing array \"shape\"";
   out->name = name;
-  for (const json::Value& d : shape->array) {
-    if (d.type != json::Value::Type::kInteger || d.integer < 0)
-      return where + ": shape entries must be non-negative integers";
-    out->shape.push_back(d.integer);
+  for (const auto& d : *shape) {
+    const int64_t n = non_negative(d);
+    if (n < 0) return where + ": shape entries must be non-negative integers";
+    out->shape.push_back(n);
   }
-  if (!offsets || offsets->type != json::Value::Type::kArray || offsets->array.size() != 2 ||
-      offsets->array[0].type != json::Value::Type::kInteger ||
-      offsets->array[1].type != json::Value::Type::kInteger || offsets->array[0].integer < 0 ||
-      offsets->array[1].integer < offsets->array[0].integer)
+  const int64_t begin = offsets != v.end() && offsets->is_array() && offsets->size() == 2 ? non_negative((*offsets)[0]) : -1;
+  const int64_t end = begin >= 0 ? non_negative((*offsets)[1]) : -1;
+  if (begin < 0 || end < begin)
     return where + ": \"data_offsets\" must be [begin, end] with 0 <= begin <= end";
-  out->begin = static_cast<uint64_t>(offsets->array[0].integer);
-  out->end = static_cast<uint64_t>(offsets->array[1].integer);
+  out->begin = static_cast<uint64_t>(begin);
+  out->end = static_cast<uint64_t>(end);
   const int64_t count = element_count(out->shape);
   if (count < 0) return where + ": shape too large";
   if (static_cast<uint64_t>(count) * sizeof(float) != out->end - out->begin)
@@ -108,20 +118,60 @@ std::string parse_entry(const std::string& name, const json::Value& v, Entry* ou
   return {};
 }
 
+// Parses the header with nlohmann::json, in document order. Duplicate keys (which the library
+// would silently merge) and nesting deeper than kMaxDepth are errors, reported like syntax errors.
+constexpr int kMaxDepth = 64;
+
+struct HeaderError {
+  std::string message;
+};
+
+std::string parse_json(std::string_view text, nlohmann::ordered_json* root) {
+  std::vector<std::vector<std::string>> keys;  // the keys seen so far in each open object
+  const auto callback = [&](int depth, nlohmann::ordered_json::parse_event_t event, nlohmann::ordered_json& parsed) {
+    using E = nlohmann::ordered_json::parse_event_t;
+    if (depth >= kMaxDepth) throw HeaderError{"nesting deeper than " + std::to_string(kMaxDepth) + " levels"};
+    if (event == E::object_start) keys.emplace_back();
+    else if (event == E::object_end && !keys.empty()) keys.pop_back();
+    else if (event == E::key && !keys.empty()) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end())
+        throw HeaderError{"duplicate key \"" + key + "\""};
+      keys.back().push_back(key);
+    }
+    return true;
+  };
+  try {
+    *root = nlohmann::ordered_json::parse(text.begin(), text.end(), callback);
+  } catch (const HeaderError& e) {
+    return e.message;
+  } catch (const nlohmann::ordered_json::parse_error& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 6: syntax error ..."
+    std::string what = e.what();
+    if (const size_t colon = what.find(": "); colon != std::string::npos) what.erase(0, colon + 2);
+    return what + " (byte " + std::to_string(e.byte) + ")";
+  } catch (const nlohmann::ordered_json::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
 // Decodes the whole header; checks that the entries tile [0, data_size) exactly, as the
 // format requires (no overlap, no gap, nothing after the last tensor).
 std::string parse_header(std::string_view text, uint64_t data_size, StFile* file,
                          std::vector<Entry>* entries) {
-  json::Value root;
-  if (std::string err = json::parse(text, &root); !err.empty()) return "bad JSON header: " + err;
-  if (root.type != json::Value::Type::kObject) return "bad JSON header: not an object";
-  for (const auto& [key, value] : root.object) {
+  nlohmann::ordered_json root;
+  if (std::string err = parse_json(text, &root); !err.empty()) return "bad JSON header: " + err;
+  if (!root.is_object()) return "bad JSON header: not an object";
+  for (const auto& item : root.items()) {
+    const std::string& key = item.key();
+    const nlohmann::ordered_json& value = item.value();
     if (key == kMetadataKey) {
-      if (value.type != json::Value::Type::kObject) return "__metadata__ is not an object";
-      for (const auto& [mk, mv] : value.object) {
-        if (mv.type != json::Value::Type::kString)
-          return "__metadata__ value of \"" + mk + "\" is not a string";
-        file->metadata[mk] = mv.string;
+      if (!value.is_object()) return "__metadata__ is not an object";
+      for (const auto& m : value.items()) {
+        if (!m.value().is_string())
+          return "__metadata__ value of \"" + m.key() + "\" is not a string";
+        file->metadata[m.key()] = m.value().get<std::string>();
       }
       continue;
     }
@@ -189,13 +239,13 @@ std::string read_file(const std::string& path, StFile* out) {
   return {};
 }
 
-// The JSON header of `file`, padded with spaces so the data starts 8-byte aligned.
+// The JSON header of `file` (nlohmann::ordered_json: keys in insertion order), padded with spaces so the data starts 8-byte aligned.
 std::string build_header(const StFile& file, std::string* error) {
-  json::Value root;
+  nlohmann::ordered_json root = nlohmann::ordered_json::object();
   if (!file.metadata.empty()) {
-    json::Value meta;
-    for (const auto& [k, v] : file.metadata) meta.object.emplace_back(k, json::Value::of_string(v));
-    root.object.emplace_back(kMetadataKey, std::move(meta));
+    nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : file.metadata) meta[k] = v;
+    root[kMetadataKey] = std::move(meta);
   }
   uint64_t offset = 0;
   for (const StTensor& t : file.tensors) {
@@ -204,7 +254,7 @@ std::string build_header(const StFile& file, std::string* error) {
       *error = "invalid tensor name '" + t.name + "'";
       return {};
     }
-    if (root.get(t.name)) {
+    if (root.contains(t.name)) {
       *error = "duplicate " + where;
       return {};
     }
@@ -213,19 +263,21 @@ std::string build_header(const StFile& file, std::string* error) {
       *error = where + ": shape does not match its " + std::to_string(t.data.size()) + " values";
       return {};
     }
-    json::Value entry, shape, offsets;
-    shape.type = offsets.type = json::Value::Type::kArray;
-    for (const int64_t d : t.shape) shape.array.push_back(json::Value::of_integer(d));
     const uint64_t end = offset + t.data.size() * sizeof(float);
-    offsets.array = {json::Value::of_integer(static_cast<int64_t>(offset)),
-                     json::Value::of_integer(static_cast<int64_t>(end))};
-    entry.object.emplace_back("dtype", json::Value::of_string("F32"));
-    entry.object.emplace_back("shape", std::move(shape));
-    entry.object.emplace_back("data_offsets", std::move(offsets));
-    root.object.emplace_back(t.name, std::move(entry));
+    nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+    entry["dtype"] = "F32";
+    entry["shape"] = t.shape;
+    entry["data_offsets"] = {offset, end};
+    root[t.name] = std::move(entry);
     offset = end;
   }
-  std::string header = json::serialize(root);
+  std::string header;
+  try {
+    header = root.dump();  // compact, UTF-8 kept as is
+  } catch (const nlohmann::ordered_json::exception& e) {
+    *error = "cannot write the header: " + std::string(e.what());  // a name that is not UTF-8
+    return {};
+  }
   header.append((8 - header.size() % 8) % 8, ' ');
   return header;
 }

@@ -1,38 +1,37 @@
 #include "corpus/cli_options.h"
 
+#include "pmt_cli.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
 namespace pmt::cli {
 
-ParseResult parse_options(const char* command, const char* usage, int argc, char** argv,
-                          std::span<const Option> options) {
-  for (int i = 0; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(usage, stdout);
-      return ParseResult::kHelp;
+ParseResult parse_options(const char* command, const char* description, int argc, char** argv,
+                          std::span<const Option> options, std::span<const Positional> positionals) {
+  const std::string tool = std::string("pmt-convert ") + command;
+  CLI::App app(description, tool);
+  conventions(app, "pmt-convert");
+  for (const Option& o : options) {
+    const std::string name(o.name), help(o.help);
+    if (o.value) {
+      CLI::Option* opt = app.add_option(name, *o.value, help);
+      if (!o.type.empty()) opt->type_name(std::string(o.type));
+    } else {
+      app.add_flag(name, *o.flag, help);
     }
-    const Option* match = nullptr;
-    for (const Option& o : options) {
-      if (o.name == arg) match = &o;
-    }
-    if (!match) {
-      std::fprintf(stderr, "pmt-convert %s: unknown argument '%s'\n%s", command, argv[i], usage);
-      return ParseResult::kError;
-    }
-    if (!match->value) {
-      *match->flag = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "pmt-convert %s: option %s needs a value\n%s", command, argv[i], usage);
-      return ParseResult::kError;
-    }
-    *match->value = argv[++i];
   }
-  return ParseResult::kOk;
+  for (const Positional& p : positionals) {
+    CLI::Option* opt = app.add_option(std::string(p.name), *p.values, std::string(p.help));
+    opt->type_name("");
+    if (!p.many) opt->expected(0, 1);
+  }
+  switch (parse(app, tool, argc, argv, false)) {
+    case -1: return ParseResult::kOk;
+    case 0: return ParseResult::kHelp;
+    default: return ParseResult::kError;
+  }
 }
 
 bool parse_int_option(const char* command, std::string_view option, const std::string& text,

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "corpus/cli_options.h"
+#include "pmt_progress.h"
 #include "corpus/debian_packages.h"
 #include "corpus/help_pages.h"
 #include "corpus/libreoffice_help.h"
@@ -21,31 +22,16 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert corpus [--out DIR] [--cache DIR] [--sources LIST] [--packages FILE]\n"
-    "                          [--help-packages FILE] [--libreoffice-packages FILE] [--offline]\n"
-    "                          [--caps-percent N] [--max-held-out N]\n"
-    "  Builds the general-domain English->Spanish corpus from text Debian ships translated (fetched\n"
-    "  with apt-get download into the cache, read with dpkg-deb, never installed), cleaned and split\n"
-    "  by document, plus the WEB-RV1909 Bible pairs. Sources, in the order they are deduplicated:\n"
-    "    gettext  the Spanish gettext catalogs of the packages in --packages (split by package)\n"
-    "    help     GNOME/MATE help pages (usr/share/help/{C,es}) of the packages in --help-packages,\n"
-    "             aligned block by block (split by page)\n"
-    "    libreoffice  LibreOffice help pages (HTML, en-US and es) of the packages in\n"
-    "             --libreoffice-packages, aligned by paragraph id (split by page)\n"
-    "  Writes DIR/train.{en,es} (every source, with ALL-CAPS copies of some pairs), DIR/valid.{en,es}\n"
-    "  (the sources interleaved), DIR/{valid,test}.<source>.{en,es} and DIR/report.txt.\n"
-    "  --out DIR           output folder (default data/en-es)\n"
-    "  --cache DIR         downloaded and extracted packages (default $XDG_CACHE_HOME/pocketmt,\n"
-    "                      else ~/.cache/pocketmt); a second run downloads nothing\n"
-    "  --sources LIST      comma-separated sources (default gettext,help,libreoffice)\n"
-    "  --packages FILE     gettext package list, one name a line (default\n"
-    "                      converter/corpus/sources/gettext-packages.txt)\n"
-    "  --help-packages FILE  help package list (default converter/corpus/sources/help-packages.txt)\n"
-    "  --libreoffice-packages FILE  LibreOffice help packages, English and Spanish (default\n"
-    "                      converter/corpus/sources/libreoffice-packages.txt)\n"
-    "  --offline           use only what the cache holds\n"
-    "  --caps-percent N    share of train pairs also added in capitals (default 4)\n"
-    "  --max-held-out N    pairs kept per held-out set and source (default 2000)\n";
+    "Builds the general-domain English->Spanish corpus from text Debian ships translated (fetched\n"
+    "with apt-get download into the cache, read with dpkg-deb, never installed), cleaned and split\n"
+    "by document, plus the WEB-RV1909 Bible pairs. Sources, in the order they are deduplicated:\n"
+    "  gettext  the Spanish gettext catalogs of the packages in --packages (split by package)\n"
+    "  help     GNOME/MATE help pages (usr/share/help/{C,es}) of the packages in --help-packages,\n"
+    "           aligned block by block (split by page)\n"
+    "  libreoffice  LibreOffice help pages (HTML, en-US and es) of the packages in\n"
+    "           --libreoffice-packages, aligned by paragraph id (split by page)\n"
+    "Writes DIR/train.{en,es} (every source, with ALL-CAPS copies of some pairs), DIR/valid.{en,es}\n"
+    "(the sources interleaved), DIR/{valid,test}.<source>.{en,es} and DIR/report.txt.";
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -194,12 +180,24 @@ int cmd_corpus(int argc, char** argv) {
   std::string help_list = "converter/corpus/sources/help-packages.txt";
   std::string libreoffice_list = "converter/corpus/sources/libreoffice-packages.txt";
   std::string caps_arg = "4", held_out_arg = "2000";
-  bool offline = false;
-  const Option options[] = {{"--out", &out_dir},         {"--cache", &cache_arg},
-                            {"--sources", &sources_arg}, {"--packages", &gettext_list},
-                            {"--help-packages", &help_list}, {"--libreoffice-packages", &libreoffice_list},
-                            {"--offline", nullptr, &offline},
-                            {"--caps-percent", &caps_arg},   {"--max-held-out", &held_out_arg}};
+  bool offline = false, quiet = false;
+  const Option options[] = {
+      {"--out", &out_dir, nullptr, "output folder (default data/en-es)", "DIR"},
+      {"--cache", &cache_arg, nullptr,
+       "downloaded and extracted packages (default $XDG_CACHE_HOME/pocketmt, else ~/.cache/pocketmt); a second run "
+       "downloads nothing", "DIR"},
+      {"--sources", &sources_arg, nullptr, "comma-separated sources (default gettext,help,libreoffice)", "LIST"},
+      {"--packages", &gettext_list, nullptr,
+       "gettext package list, one name a line (default converter/corpus/sources/gettext-packages.txt)", "FILE"},
+      {"--help-packages", &help_list, nullptr, "help package list (default converter/corpus/sources/help-packages.txt)",
+       "FILE"},
+      {"--libreoffice-packages", &libreoffice_list, nullptr,
+       "LibreOffice help packages, English and Spanish (default converter/corpus/sources/libreoffice-packages.txt)",
+       "FILE"},
+      {"--offline", nullptr, &offline, "use only what the cache holds"},
+      {"--quiet", nullptr, &quiet, "no download and extraction progress on stderr"},
+      {"--caps-percent", &caps_arg, nullptr, "share of train pairs also added in capitals (default 4)", "N"},
+      {"--max-held-out", &held_out_arg, nullptr, "pairs kept per held-out set and source (default 2000)", "N"}};
   if (auto r = parse_options("corpus", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
   long caps_percent = 0, max_held_out = 0;
   if (!parse_int_option("corpus", "--caps-percent", caps_arg, 0, 100, &caps_percent) ||
@@ -238,12 +236,22 @@ int cmd_corpus(int argc, char** argv) {
   for (const Source* source : chosen) {
     std::vector<std::string> packages, missing;
     if (!read_package_list(source->list_path, &packages, &error)) return fail(error, 2);
-    if (!offline && !corpus::download_packages(packages, cache / "debs", &missing, &error)) return fail(error, 1);
+    if (!offline) {
+      cli::Progress download("pmt-convert corpus: " + source->name + ": download", 0, "packages", quiet);
+      const auto on_group = [&download](size_t done, size_t total) {
+        download.set_total(static_cast<double>(total));
+        download.update(static_cast<double>(done));
+      };
+      if (!corpus::download_packages(packages, cache / "debs", &missing, &error, on_group)) return fail(error, 1);
+    }
+    cli::Progress extraction("pmt-convert corpus: " + source->name + ": extract and read",
+                             static_cast<double>(packages.size()), "packages", quiet);
     std::vector<corpus::RawDocument> documents;
     PageCounts pages;
     std::vector<fs::path> extracted;  // libreoffice: the pages of all its packages are paired at the end
     int unreadable = 0, read = 0;
     for (size_t i = 0; i < packages.size(); ++i) {
+      extraction.update(static_cast<double>(i), std::to_string(documents.size()) + " documents");
       const fs::path deb = corpus::cached_deb(cache / "debs", packages[i]);
       if (deb.empty()) {
         if (offline) missing.push_back(packages[i]);
@@ -261,12 +269,9 @@ int cmd_corpus(int argc, char** argv) {
         continue;
       }
       ++read;
-      if ((i + 1) % 200 == 0 || i + 1 == packages.size()) {
-        std::printf("  %s: read %zu / %zu packages (%.0f s)\n", source->name.c_str(), i + 1, packages.size(),
-                    seconds_since(start));
-        std::fflush(stdout);
-      }
     }
+    extraction.update(static_cast<double>(packages.size()), std::to_string(documents.size()) + " documents");
+    extraction.finish();
     if (source->name == "libreoffice" && !read_libreoffice_pages(extracted, &documents, &pages, &error)) {
       return fail(error, 1);
     }

@@ -49,7 +49,8 @@ fs::path cached_deb(const fs::path& cache_dir, const std::string& package) {
 }
 
 bool download_packages(const std::vector<std::string>& packages, const fs::path& cache_dir,
-                       std::vector<std::string>* missing, std::string* error) {
+                       std::vector<std::string>* missing, std::string* error,
+                       const std::function<void(size_t, size_t)>& progress) {
   std::error_code ec;
   fs::create_directories(cache_dir, ec);
   if (ec) {
@@ -62,6 +63,7 @@ bool download_packages(const std::vector<std::string>& packages, const fs::path&
   }
   std::printf("packages: %zu cached, %zu to download into %s\n", packages.size() - wanted.size(),
               wanted.size(), cache_dir.c_str());
+  std::fflush(stdout);
   constexpr size_t kGroup = 50;
   for (size_t start = 0; start < wanted.size(); start += kGroup) {
     const std::vector<std::string> group(wanted.begin() + start,
@@ -71,8 +73,7 @@ bool download_packages(const std::vector<std::string>& packages, const fs::path&
         if (cached_deb(cache_dir, p).empty() && !apt_download(cache_dir, {p})) missing->push_back(p);
       }
     }
-    std::printf("  downloaded %zu / %zu\n", std::min(wanted.size(), start + kGroup), wanted.size());
-    std::fflush(stdout);
+    if (progress) progress(std::min(wanted.size(), start + kGroup), wanted.size());
   }
   return true;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,11 @@ std::filesystem::path cached_deb(const std::filesystem::path& cache_dir, const s
 // Downloads the packages that have no .deb in cache_dir yet, in groups (one apt-get call per group
 // of 50), continuing past a group that fails by retrying its packages one at a time.
 // `missing` receives the packages that could not be downloaded (unknown to apt, network).
-// Progress lines go to stdout. False only when cache_dir cannot be created.
+// `progress`, when set, is called after each group with (packages downloaded, packages to
+// download). False only when cache_dir cannot be created.
 bool download_packages(const std::vector<std::string>& packages, const std::filesystem::path& cache_dir,
-                       std::vector<std::string>* missing, std::string* error);
+                       std::vector<std::string>* missing, std::string* error,
+                       const std::function<void(size_t, size_t)>& progress = {});
 
 // Extracts the members of `deb` matching any of the shell globs `patterns` (as tar --wildcards
 // sees paths, e.g. "./usr/share/locale/es/LC_MESSAGES/*.mo") into `dir`, replacing what dir held,

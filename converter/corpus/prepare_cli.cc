@@ -10,12 +10,9 @@ namespace pmt::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert prepare [--out DIR] [--with-kjv]\n"
-    "  Builds verse-aligned English->Spanish pairs from Debian's SWORD modules engWEB2015eb,\n"
-    "  engKJV2006eb and spaRV1909eb (read with mod2imp) and writes DIR/{train,valid,test}.{en,es},\n"
-    "  one sentence per line. Whole chapters are held out: chapter % 32 == 7 test, == 23 valid.\n"
-    "  --out DIR     output folder (default data/web-rv, or data/web+kjv-rv with --with-kjv)\n"
-    "  --with-kjv    also add the KJV-RV pairs of the train chapters to train\n";
+    "Builds verse-aligned English->Spanish pairs from Debian's SWORD modules engWEB2015eb,\n"
+    "engKJV2006eb and spaRV1909eb (read with mod2imp) and writes DIR/{train,valid,test}.{en,es},\n"
+    "one sentence per line. Whole chapters are held out: chapter % 32 == 7 test, == 23 valid.";
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -55,7 +52,9 @@ void print_report(const corpus::PreparedCorpus& c, bool with_kjv) {
 int cmd_prepare(int argc, char** argv) {
   std::string out_dir;
   bool with_kjv = false;
-  const Option options[] = {{"--out", &out_dir}, {"--with-kjv", nullptr, &with_kjv}};
+  const Option options[] = {
+      {"--out", &out_dir, nullptr, "output folder (default data/web-rv, or data/web+kjv-rv with --with-kjv)", "DIR"},
+      {"--with-kjv", nullptr, &with_kjv, "also add the KJV-RV pairs of the train chapters to train"}};
   if (auto r = parse_options("prepare", kUsage, argc, argv, options); r != ParseResult::kOk) {
     return exit_code(r);
   }

@@ -77,11 +77,14 @@ train::BatchLimits calibration_limits(const train::ParallelData& data, const std
 }
 
 std::string calibrate(train::Transformer* model, const train::ParallelData& data, size_t sentences,
-                      double percentile, std::map<std::string, LinearRange>* out) {
+                      double percentile, std::map<std::string, LinearRange>* out,
+                      const std::function<void(size_t, size_t)>& progress) {
   if (data.size() == 0 || sentences == 0) return "calibration needs at least one sentence pair";
   Calibrator calibrator;
   train::Batch batch;
-  for (uint32_t p : calibration_pairs(data, sentences)) {
+  const std::vector<uint32_t> pairs = calibration_pairs(data, sentences);
+  size_t done = 0;
+  for (uint32_t p : pairs) {
     train::make_batch(data, {&p, 1}, &batch);
     try {
       model->forward(batch, /*train=*/false, train::DropoutRng{});
@@ -89,6 +92,7 @@ std::string calibrate(train::Transformer* model, const train::ParallelData& data
       return "calibration pair " + std::to_string(p) + ": " + e.what();
     }
     calibrator.observe(*model);
+    if (progress) progress(++done, pairs.size());
   }
   return calibrator.ranges(percentile, out);
 }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -71,8 +72,10 @@ std::map<std::string, LinearQuant> linear_quant(const std::map<std::string, Line
 // of them if fewer), one pair per forward with no padding, teacher-forced on the reference
 // target, and returns the ranges. `model` must have been built with limits admitting every pair
 // (calibration_limits). Returns an error message or empty.
+// `progress`, when set, is called after each pair with (pairs done, pairs in all).
 std::string calibrate(train::Transformer* model, const train::ParallelData& data, size_t sentences,
-                      double percentile, std::map<std::string, LinearRange>* out);
+                      double percentile, std::map<std::string, LinearRange>* out,
+                      const std::function<void(size_t, size_t)>& progress = {});
 
 // The pairs calibrate() uses, and batch limits that admit each of them alone.
 std::vector<uint32_t> calibration_pairs(const train::ParallelData& data, size_t sentences);

@@ -36,7 +36,7 @@ std::string export_model(const StFile& checkpoint, std::string_view tokenizer, c
   contents.linear_dtype = options.dtype;
   if (int8) {
     std::map<std::string, LinearRange> ranges;
-    if (std::string why = calibrate(&model, *calib, options.calib_sentences, options.percentile, &ranges);
+    if (std::string why = calibrate(&model, *calib, options.calib_sentences, options.percentile, &ranges, options.progress);
         !why.empty())
       return why;
     contents.quant = linear_quant(ranges, options.channel_margin);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ struct ExportOptions {
   double percentile = 99.99;     // I8: per-side activation range percentile (calibrate.h)
   // I8: per-channel output ranges widened this many times (calibrate.h); 0 writes none.
   double channel_margin = 1.1;
+  // I8: called after each calibration pair with (pairs done, pairs in all); may be empty.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // Validates `checkpoint` (config in its metadata; every tensor of that config present with its

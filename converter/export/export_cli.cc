@@ -17,27 +17,16 @@
 #include "corpus/cli_options.h"
 #include "export/export.h"
 #include "export/model_writer.h"
+#include "pmt_progress.h"
 #include "train/parallel_data.h"
 
 namespace pmt::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert export --checkpoint FILE --spm FILE --out FILE [options]\n"
-    "  Converts a safetensors checkpoint and its SentencePiece model into one .pmt model file,\n"
-    "  verifies the result and prints its size.\n"
-    "  --checkpoint FILE      checkpoint (pmt-convert train, or PyTorch weights under README names)\n"
-    "  --spm FILE             the SentencePiece model the checkpoint was trained with\n"
-    "  --out FILE             model file to write, e.g. models/small-int8.pmt\n"
-    "  --dtype int8|f32       int8: Linear weights per-row int8 + calibrated activations (default)\n"
-    "int8 calibration (the fp32 model runs teacher-forced over training pairs):\n"
-    "  --calib-data PREFIX    sentence pairs PREFIX.<src> / PREFIX.<tgt>, e.g. data/web-rv/train\n"
-    "  --src LANG --tgt LANG  file suffixes (default en, es)\n"
-    "  --calib-sentences N    pairs, spread evenly over the file (default 1000)\n"
-    "  --percentile P         per-side activation range percentile, 50 < P <= 100 (default 99.99)\n"
-    "  --channel-margin M     widen each output channel's calibrated range M times, M >= 1\n"
-    "                         (default 1.1: headroom for inputs unlike the calibration pairs);\n"
-    "                         0: no per-channel ranges (one output scale per Linear, 66 KB less)\n";
+    "Converts a safetensors checkpoint and its SentencePiece model into one .pmt model file,\n"
+    "verifies the result and prints its size. int8 calibration: the fp32 model runs\n"
+    "teacher-forced over training pairs (--calib-data).";
 
 std::string read_whole_file(const std::string& path, std::string* out) {
   // stat first: opening a FIFO would block until a writer comes, and a directory reads as empty.
@@ -58,16 +47,26 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
   std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1";
+  bool quiet = false;
   const Option options[] = {
-      {"--checkpoint", &checkpoint_path}, {"--spm", &spm_path},       {"--out", &out_path},
-      {"--dtype", &dtype},                {"--calib-data", &calib_prefix}, {"--src", &src},
-      {"--tgt", &tgt},                    {"--calib-sentences", &sentences_text},
-      {"--percentile", &percentile_text}, {"--channel-margin", &margin_text},
+      {"--checkpoint", &checkpoint_path, nullptr, "checkpoint (pmt-convert train, or PyTorch weights under README names)", "FILE"},
+      {"--spm", &spm_path, nullptr, "the SentencePiece model the checkpoint was trained with", "FILE"},
+      {"--out", &out_path, nullptr, "model file to write, e.g. models/small-int8.pmt", "FILE"},
+      {"--dtype", &dtype, nullptr, "int8: Linear weights per-row int8 + calibrated activations (default); f32", "int8|f32"},
+      {"--calib-data", &calib_prefix, nullptr, "int8: sentence pairs PREFIX.<src> / PREFIX.<tgt>, e.g. data/web-rv/train", "PREFIX"},
+      {"--src", &src, nullptr, "source file suffix (default en)", "LANG"},
+      {"--tgt", &tgt, nullptr, "target file suffix (default es)", "LANG"},
+      {"--calib-sentences", &sentences_text, nullptr, "pairs, spread evenly over the file (default 1000)", "N"},
+      {"--percentile", &percentile_text, nullptr, "per-side activation range percentile, 50 < P <= 100 (default 99.99)", "P"},
+      {"--channel-margin", &margin_text, nullptr,
+       "widen each output channel's calibrated range M times, M >= 1 (default 1.1: headroom for inputs unlike the "
+       "calibration pairs); 0: no per-channel ranges (one output scale per Linear, 66 KB less)", "M"},
+      {"--quiet", nullptr, &quiet, "no calibration progress on stderr"},
   };
   if (ParseResult r = parse_options("export", kUsage, argc, argv, options); r != ParseResult::kOk)
     return exit_code(r);
   auto usage_error = [](const std::string& why) {
-    std::fprintf(stderr, "pmt-convert export: %s\n%s", why.c_str(), kUsage);
+    std::fprintf(stderr, "pmt-convert export: %s (pmt-convert export --help)\n", why.c_str());
     return 2;
   };
   auto input_error = [](const std::string& why) {
@@ -124,8 +123,14 @@ int cmd_export(int argc, char** argv) {
                                                   {"exported_by", "pmt-convert export"}};
   if (opts.dtype == DType::I8) metadata["calibration_data"] = calib_prefix + "." + src + " / ." + tgt;
   std::vector<uint8_t> bytes;
+  cli::Progress progress("pmt-convert export: calibration", 0, "pairs", quiet);
+  opts.progress = [&progress](size_t done, size_t total) {
+    progress.set_total(static_cast<double>(total));
+    progress.update(static_cast<double>(done));
+  };
   if (std::string why = exporter::export_model(checkpoint, tokenizer, &calib, opts, metadata, &bytes); !why.empty())
     return input_error(checkpoint_path + ": " + why);
+  progress.finish();
   if (std::string why = exporter::write_file_atomically(out_path, bytes); !why.empty()) {
     std::fprintf(stderr, "pmt-convert export: %s\n", why.c_str());
     return 1;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 
 namespace pmt::exporter {
 
@@ -16,18 +18,13 @@ std::string format(const char* fmt, auto... args) {
   return buf;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c < 0x20) out += format("\\u%04x", c);
-    else out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
+// A float as JSON shows it: the shortest decimal that reads back as the same float (not the
+// 17 digits of the double it widens to).
+double shortest(float v) { return std::strtod(format("%.9g", v).c_str(), nullptr); }
 
-std::string act_quant_json(const std::optional<ActQuant>& q) {
-  return q ? format("{\"scale\":%.9g,\"zero_point\":%d}", q->scale, q->zero_point) : "null";
+nlohmann::ordered_json act_quant_json(const std::optional<ActQuant>& q) {
+  if (!q) return nullptr;
+  return {{"scale", shortest(q->scale)}, {"zero_point", q->zero_point}};
 }
 
 std::pair<float, float> scale_range(const TensorView& t) {
@@ -66,40 +63,48 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
   for (const TensorView& t : file.tensors()) weight_bytes += t.bytes;
 
   if (json) {
-    std::string o = "{\"file\":" + json_string(label);
-    o += format(",\"file_bytes\":%zu,\"format_version\":%u,\"quantized\":%s", file.size(), file.format_version(),
-                file.quantized() ? "true" : "false");
-    o += format(",\"config\":{\"vocab_size\":%d,\"d_model\":%d,\"n_heads\":%d,\"d_ff\":%d", c.vocab_size, c.d_model,
-                c.n_heads, c.d_ff);
-    o += format(",\"n_enc_layers\":%d,\"n_dec_layers\":%d,\"max_len\":%d,\"pre_ln\":%s,\"ln_eps\":%.9g", c.n_enc_layers,
-                c.n_dec_layers, c.max_len, c.pre_ln ? "true" : "false", c.ln_eps);
-    o += format(",\"pad_id\":%d,\"unk_id\":%d,\"bos_id\":%d,\"eos_id\":%d}", c.pad_id, c.unk_id, c.bos_id, c.eos_id);
-    o += format(",\"tokenizer\":{\"bytes\":%zu,\"encoding\":\"%s\",\"stored_bytes\":%zu,\"pieces\":%d}",
-                file.tokenizer().size(), tokenizer_encoding_name(file.tokenizer_encoding()),
-                file.tokenizer_stored_bytes(), pieces);
-    o += ",\"metadata\":{";
-    for (size_t i = 0; i < file.metadata().size(); ++i) {
-      if (i) o += ",";
-      o += json_string(file.metadata()[i].first) + ":" + json_string(file.metadata()[i].second);
-    }
-    o += format("},\"tensor_bytes\":%zu,\"tensors\":[", weight_bytes);
-    for (size_t i = 0; i < file.tensors().size(); ++i) {
-      const TensorView& t = file.tensors()[i];
-      o += i ? ",{\"name\":" : "{\"name\":";
-      o += json_string(t.name) + ",\"shape\":" + shape_string(t.shape);
-      o += format(",\"dtype\":\"%s\",\"bytes\":%zu", dtype_name(t.dtype), t.bytes);
+    nlohmann::ordered_json o;
+    o["file"] = label;
+    o["file_bytes"] = file.size();
+    o["format_version"] = file.format_version();
+    o["quantized"] = file.quantized();
+    o["config"] = {{"vocab_size", c.vocab_size}, {"d_model", c.d_model},         {"n_heads", c.n_heads},
+                   {"d_ff", c.d_ff},             {"n_enc_layers", c.n_enc_layers}, {"n_dec_layers", c.n_dec_layers},
+                   {"max_len", c.max_len},       {"pre_ln", c.pre_ln},             {"ln_eps", shortest(c.ln_eps)},
+                   {"pad_id", c.pad_id},         {"unk_id", c.unk_id},             {"bos_id", c.bos_id},
+                   {"eos_id", c.eos_id}};
+    o["tokenizer"] = {{"bytes", file.tokenizer().size()},
+                      {"encoding", tokenizer_encoding_name(file.tokenizer_encoding())},
+                      {"stored_bytes", file.tokenizer_stored_bytes()},
+                      {"pieces", pieces}};
+    nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : file.metadata()) metadata[std::string(key)] = std::string(value);
+    o["metadata"] = std::move(metadata);
+    o["tensor_bytes"] = weight_bytes;
+    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+    for (const TensorView& t : file.tensors()) {
+      nlohmann::ordered_json j;
+      j["name"] = std::string(t.name);
+      j["shape"] = t.shape;
+      j["dtype"] = dtype_name(t.dtype);
+      j["bytes"] = t.bytes;
       if (t.scales) {
         const auto [lo, hi] = scale_range(t);
-        o += format(",\"scale_min\":%.9g,\"scale_max\":%.9g", lo, hi);
+        j["scale_min"] = shortest(lo);
+        j["scale_max"] = shortest(hi);
       }
-      o += ",\"input_quant\":" + act_quant_json(t.input_quant) + ",\"output_quant\":" + act_quant_json(t.output_quant);
+      j["input_quant"] = act_quant_json(t.input_quant);
+      j["output_quant"] = act_quant_json(t.output_quant);
       if (t.output_ranges) {
         const auto [lo, hi] = channel_widths(t);
-        o += format(",\"output_channel_width_min\":%.9g,\"output_channel_width_max\":%.9g", lo, hi);
+        j["output_channel_width_min"] = shortest(lo);
+        j["output_channel_width_max"] = shortest(hi);
       }
-      o += "}";
+      tensors.push_back(std::move(j));
     }
-    return o + "]}\n";
+    o["tensors"] = std::move(tensors);
+    // Names and metadata come from the file: bytes that are not UTF-8 are shown as U+FFFD.
+    return o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
 
   std::string o = format("%s: PocketMT model file, %zu bytes (%.2f MiB), format version %u, %s\n", label.c_str(),

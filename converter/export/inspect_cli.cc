@@ -1,6 +1,7 @@
 // pmt-convert inspect: verify a .pmt file and print what it holds.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "corpus/cli_options.h"
 #include "export/inspect.h"
@@ -9,29 +10,25 @@ namespace pmt::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert inspect FILE [--json]\n"
-    "  Verifies a model file (identifier, format version, FlatBuffers Verifier, checksum, every\n"
-    "  tensor against the config, the embedded tokenizer against vocab_size) and prints the\n"
-    "  config, every tensor (shape, dtype, bytes, scale range, activation quantization), the\n"
-    "  vocabulary size and the file size. Exit status 2 when the file is not a valid model.\n"
-    "  --json                 one JSON object instead of text\n";
+    "Verifies a model file (identifier, format version, FlatBuffers Verifier, checksum, every\n"
+    "tensor against the config, the embedded tokenizer against vocab_size) and prints the\n"
+    "config, every tensor (shape, dtype, bytes, scale range, activation quantization), the\n"
+    "vocabulary size and the file size. Exit status 2 when the file is not a valid model.";
 
 }  // namespace
 
 int cmd_inspect(int argc, char** argv) {
-  std::string path;
-  if (argc > 0 && argv[0][0] != '-') {
-    path = argv[0];
-    --argc, ++argv;
-  }
+  std::vector<std::string> files;
   bool json = false;
-  const Option options[] = {{"--json", nullptr, &json}};
-  if (ParseResult r = parse_options("inspect", kUsage, argc, argv, options); r != ParseResult::kOk)
+  const Option options[] = {{"--json", nullptr, &json, "one JSON object instead of text"}};
+  const Positional positionals[] = {{"FILE", &files, "the .pmt model file"}};
+  if (ParseResult r = parse_options("inspect", kUsage, argc, argv, options, positionals); r != ParseResult::kOk)
     return exit_code(r);
-  if (path.empty()) {
-    std::fprintf(stderr, "pmt-convert inspect: a model file is required\n%s", kUsage);
+  if (files.empty()) {
+    std::fprintf(stderr, "pmt-convert inspect: a model file is required (pmt-convert inspect --help)\n");
     return 2;
   }
+  const std::string& path = files[0];
   std::string error;
   auto file = ModelFile::open(path, &error);
   if (!file) {

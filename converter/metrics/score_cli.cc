@@ -12,9 +12,8 @@ namespace pmt::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert score --hyp FILE --ref FILE\n"
-    "  Scores one hypothesis line per reference line (UTF-8, detokenized) with sacreBLEU's\n"
-    "  defaults: BLEU (13a tokenizer, exp smoothing) and chrF2 (character 6-grams).\n";
+    "Scores one hypothesis line per reference line (UTF-8, detokenized) with sacreBLEU's\n"
+    "defaults: BLEU (13a tokenizer, exp smoothing) and chrF2 (character 6-grams).";
 
 // One entry per line without its line ending ("\n" or "\r\n"), as Python reads text files.
 bool read_lines(const std::string& path, std::vector<std::string>* lines) {
@@ -31,12 +30,13 @@ bool read_lines(const std::string& path, std::vector<std::string>* lines) {
 
 int cmd_score(int argc, char** argv) {
   std::string hyp_path, ref_path;
-  const Option options[] = {{"--hyp", &hyp_path}, {"--ref", &ref_path}};
+  const Option options[] = {{"--hyp", &hyp_path, nullptr, "the translations, one a line (required)", "FILE"},
+                            {"--ref", &ref_path, nullptr, "the references, one a line (required)", "FILE"}};
   if (auto r = parse_options("score", kUsage, argc, argv, options); r != ParseResult::kOk) {
     return exit_code(r);
   }
   if (hyp_path.empty() || ref_path.empty()) {
-    std::fprintf(stderr, "pmt-convert score: --hyp and --ref are required\n%s", kUsage);
+    std::fprintf(stderr, "pmt-convert score: --hyp and --ref are required (pmt-convert score --help)\n");
     return 2;
   }
   std::vector<std::string> hyps, refs;

@@ -4,43 +4,28 @@
 #include <string>
 #include <vector>
 
+#include "corpus/cli_options.h"
 #include "train/checkpoint.h"
 
 namespace pmt::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert average --out FILE CHECKPOINT...\n"
-    "  Writes the element-wise mean of the checkpoints' parameters (same model config and tensors\n"
-    "  required; optimizer state is dropped) to FILE, with the config and \"averaged_from\" in\n"
-    "  its metadata.\n";
+    "Writes the element-wise mean of the checkpoints' parameters (same model config and tensors\n"
+    "required; optimizer state is dropped) to FILE, with the config and \"averaged_from\" in\n"
+    "its metadata.";
 
 }  // namespace
 
 int cmd_average(int argc, char** argv) {
   std::string out;
   std::vector<std::string> inputs;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (arg == "--out") {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "pmt-convert average: --out needs a value\n%s", kUsage);
-        return 2;
-      }
-      out = argv[++i];
-    } else if (arg.starts_with("-")) {
-      std::fprintf(stderr, "pmt-convert average: unknown option '%s'\n%s", arg.c_str(), kUsage);
-      return 2;
-    } else {
-      inputs.push_back(arg);
-    }
-  }
+  const Option options[] = {{"--out", &out, nullptr, "the averaged checkpoint to write (required)", "FILE"}};
+  const Positional positionals[] = {{"CHECKPOINT", &inputs, "checkpoints to average (one or more)", true}};
+  if (auto r = parse_options("average", kUsage, argc, argv, options, positionals); r != ParseResult::kOk)
+    return exit_code(r);
   if (out.empty() || inputs.empty()) {
-    std::fprintf(stderr, "pmt-convert average: --out and at least one checkpoint are required\n%s", kUsage);
+    std::fprintf(stderr, "pmt-convert average: --out and at least one checkpoint are required (pmt-convert average --help)\n");
     return 2;
   }
   if (std::string err = train::average_checkpoints(inputs, out); !err.empty()) {

@@ -28,48 +28,13 @@ namespace pmt::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: pmt-convert train [options]\n"
-    "  Trains the encoder-decoder Transformer on <data>/train.<src>/<tgt>, validating on valid.*.\n"
-    "  Writes to --out: last.safetensors (resumable: weights + Adam state), best.safetensors\n"
-    "  (lowest validation loss), step-NNNNNNN.safetensors (the last --keep evaluations) and,\n"
-    "  with --average N, average.safetensors.\n"
-    "data and model:\n"
-    "  --data DIR            corpus folder (default data/web-rv)\n"
-    "  --spm FILE            SentencePiece model (default <data>/spm.model)\n"
-    "  --src LANG --tgt LANG file suffixes of source and target (default en, es)\n"
-    "  --preset NAME         tiny | small | general | base (default small; a resume takes the\n"
-    "                        checkpoint's)\n"
-    "  --vocab-size N        override the preset's vocabulary size (the SentencePiece model's)\n"
-    "  --dropout P --label-smoothing E   override the preset's values\n"
-    "  --pre-ln              pre-LN layers (+ final norms) instead of the paper's post-LN\n"
-    "optimization (a resume reuses the checkpoint's values unless given):\n"
-    "  --steps N             total optimizer steps (default 1000)\n"
-    "  --batch-tokens N      batch size as B * max(S, T), padding included (default 4000)\n"
-    "  --warmup N            warm-up steps of the schedule (default 4000)\n"
-    "  --lr-scale X          lr = X * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5) (default 1)\n"
-    "  --clip X              clip the global gradient norm to X; 0 = off (default 0)\n"
-    "  --seed N              initialization, batch order and dropout (default 1)\n"
-    "  --threads N           OpenBLAS threads (default 1); results are reproducible per count\n"
-    "run:\n"
-    "  --out DIR             run folder (default runs/<preset>)\n"
-    "  --log-every N         progress line every N steps (default 10)\n"
-    "  --eval-every N        validation loss + BLEU and checkpoints every N steps (default 200;\n"
-    "                        0 = only at the end); the end always evaluates on all of valid\n"
-    "  --eval-sentences N    sentences decoded for the periodic BLEU (default 100; greedy decoding\n"
-    "                        re-runs the whole prefix per token, so it costs about as much as\n"
-    "                        50 training steps of small per 100 sentences early in training)\n"
-    "  --keep N              numbered checkpoints kept (default 5, at least --average)\n"
-    "  --average N           at the end, average the last N numbered checkpoints (default 0)\n"
-    "  --resume FILE         continue a run from its last.safetensors (with its --data, --spm,\n"
-    "                        --src, --tgt, --log-every, --eval-every, --eval-sentences, --keep\n"
-    "                        unless given again)\n"
-    "  --overwrite           start over in a --out that already holds a run\n"
-    "benchmark (no corpus needed):\n"
-    "  --benchmark           time --steps training steps (default 20, after 2 untimed) on random\n"
-    "  --batch B --src-len S --tgt-len T   batches of this shape (default 128, 32, 32)\n"
-    "  --profile             also print the time per op, forward and backward, per step\n"
-    "exit status: 0 done, 1 training failed (non-finite loss, I/O error), 2 bad usage or input,\n"
-    "130 stopped by SIGINT/SIGTERM after writing last.safetensors.\n";
+    "Trains the encoder-decoder Transformer on <data>/train.<src>/<tgt>, validating on valid.*.\n"
+    "Writes to --out: last.safetensors (resumable: weights + Adam state), best.safetensors\n"
+    "(lowest validation loss), step-NNNNNNN.safetensors (the last --keep evaluations) and,\n"
+    "with --average N, average.safetensors. A resume reuses the checkpoint's optimization values\n"
+    "unless given. --benchmark needs no corpus.\n"
+    "Exit status: 0 done, 1 training failed (non-finite loss, I/O error), 2 bad usage or input,\n"
+    "130 stopped by SIGINT/SIGTERM after writing last.safetensors.";
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
@@ -191,15 +156,47 @@ int cmd_train(int argc, char** argv) {
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
   bool pre_ln = false, overwrite = false, benchmark = false, profile = false, new_corpus = false;
   const Option options[] = {
-      {"--data", &data_dir}, {"--spm", &spm_path}, {"--src", &src_lang}, {"--tgt", &tgt_lang}, {"--preset", &preset},
-      {"--vocab-size", &vocab_size_s}, {"--dropout", &dropout}, {"--label-smoothing", &label_smoothing}, {"--pre-ln", nullptr, &pre_ln},
-      {"--steps", &steps_s}, {"--batch-tokens", &batch_tokens_s}, {"--warmup", &warmup_s}, {"--lr-scale", &lr_scale_s},
-      {"--clip", &clip_s}, {"--seed", &seed_s}, {"--threads", &threads_s}, {"--out", &out_dir},
-      {"--log-every", &log_every_s}, {"--eval-every", &eval_every_s}, {"--eval-sentences", &eval_sentences_s},
-      {"--keep", &keep_s}, {"--average", &average_s}, {"--resume", &resume}, {"--new-corpus", nullptr, &new_corpus},
-      {"--overwrite", nullptr, &overwrite},
-      {"--benchmark", nullptr, &benchmark}, {"--batch", &batch_s}, {"--src-len", &src_len_s}, {"--tgt-len", &tgt_len_s},
-      {"--profile", nullptr, &profile}};
+      // data and model
+      {"--data", &data_dir, nullptr, "corpus folder (default data/web-rv)", "DIR"},
+      {"--spm", &spm_path, nullptr, "SentencePiece model (default <data>/spm.model)", "FILE"},
+      {"--src", &src_lang, nullptr, "source file suffix (default en)", "LANG"},
+      {"--tgt", &tgt_lang, nullptr, "target file suffix (default es)", "LANG"},
+      {"--preset", &preset, nullptr, "tiny | small | general | base (default small; a resume takes the checkpoint's)",
+       "NAME"},
+      {"--vocab-size", &vocab_size_s, nullptr, "override the preset's vocabulary size (the SentencePiece model's)", "N"},
+      {"--dropout", &dropout, nullptr, "override the preset's dropout", "P"},
+      {"--label-smoothing", &label_smoothing, nullptr, "override the preset's label smoothing", "E"},
+      {"--pre-ln", nullptr, &pre_ln, "pre-LN layers (+ final norms) instead of the paper's post-LN"},
+      // optimization
+      {"--steps", &steps_s, nullptr, "total optimizer steps (default 1000)", "N"},
+      {"--batch-tokens", &batch_tokens_s, nullptr, "batch size as B * max(S, T), padding included (default 4000)", "N"},
+      {"--warmup", &warmup_s, nullptr, "warm-up steps of the schedule (default 4000)", "N"},
+      {"--lr-scale", &lr_scale_s, nullptr, "lr = X * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5) (default 1)", "X"},
+      {"--clip", &clip_s, nullptr, "clip the global gradient norm to X; 0 = off (default 0)", "X"},
+      {"--seed", &seed_s, nullptr, "initialization, batch order and dropout (default 1)", "N"},
+      {"--threads", &threads_s, nullptr, "OpenBLAS threads (default 1); results are reproducible per count", "N"},
+      // run
+      {"--out", &out_dir, nullptr, "run folder (default runs/<preset>)", "DIR"},
+      {"--log-every", &log_every_s, nullptr, "progress line every N steps (default 10)", "N"},
+      {"--eval-every", &eval_every_s, nullptr,
+       "validation loss + BLEU and checkpoints every N steps (default 200; 0 = only at the end); the end always "
+       "evaluates on all of valid", "N"},
+      {"--eval-sentences", &eval_sentences_s, nullptr,
+       "sentences decoded for the periodic BLEU (default 100; about as much as 50 training steps of small per 100 "
+       "sentences early in training)", "N"},
+      {"--keep", &keep_s, nullptr, "numbered checkpoints kept (default 5, at least --average)", "N"},
+      {"--average", &average_s, nullptr, "at the end, average the last N numbered checkpoints (default 0)", "N"},
+      {"--resume", &resume, nullptr,
+       "continue a run from its last.safetensors (with its --data, --spm, --src, --tgt, --log-every, --eval-every, "
+       "--eval-sentences, --keep unless given again)", "FILE"},
+      {"--new-corpus", nullptr, &new_corpus, "with --resume: other training data; weights, Adam state and schedule go on, epoch, batch order and best-checkpoint tracking start over"},
+      {"--overwrite", nullptr, &overwrite, "start over in a --out that already holds a run"},
+      // benchmark
+      {"--benchmark", nullptr, &benchmark, "time --steps training steps (default 20, after 2 untimed) on random batches"},
+      {"--batch", &batch_s, nullptr, "--benchmark: sentences per batch (default 128)", "B"},
+      {"--src-len", &src_len_s, nullptr, "--benchmark: source length (default 32)", "S"},
+      {"--tgt-len", &tgt_len_s, nullptr, "--benchmark: target length (default 32)", "T"},
+      {"--profile", nullptr, &profile, "--benchmark: also print the time per op, forward and backward, per step"}};
   if (auto r = parse_options("train", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
 
   // Model config: the preset (or the resumed checkpoint's), then explicit overrides.

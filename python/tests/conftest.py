@@ -1,7 +1,7 @@
 """Shared fixtures of the pocketmt test suite (run by ctest as `python`, see python/CMakeLists.txt).
 
 The C++ reference is the build's own programs, run on the same model, input and options:
-``examples/translate`` (PMT_TRANSLATE_BIN), ``pmt-convert`` (PMT_CONVERT_BIN) and Debian's
+``pmt-translate`` (PMT_TRANSLATE_BIN), ``pmt-convert`` (PMT_CONVERT_BIN) and Debian's
 ``spm_encode``/``spm_decode``. ctest passes their paths; run by hand, the suite looks in build/.
 """
 
@@ -32,7 +32,7 @@ def program(env_var: str, default: str) -> str:
 
 @pytest.fixture(scope="session")
 def translate_bin() -> str:
-    return program("PMT_TRANSLATE_BIN", "build/examples/translate")
+    return program("PMT_TRANSLATE_BIN", "build/tools/pmt-translate")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Python results against the C++ API: the translate CLI (examples/translate.cc, TextTranslator
+"""Python results against the C++ API: the translate CLI (tools/pmt_translate.cc, TextTranslator
 over pmt::Translator) run on the same model, input lines and options must give the same bytes;
 model_info against `pmt-convert inspect --json`; encode/decode against Debian's spm_encode /
 spm_decode on the model's vocabulary."""

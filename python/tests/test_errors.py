@@ -1,5 +1,5 @@
 """Bad input raises: the runtime's errors as pocketmt.Error subclasses carrying its message (the
-same message the translate CLI prints for the same file or line), wrong Python types as
+same message pmt-translate prints for the same file or line), wrong Python types as
 TypeError before the runtime is reached."""
 
 import subprocess
@@ -11,10 +11,10 @@ from conftest import DEFAULT_MODEL
 
 
 def cli_message(translate_bin, *args, stdin=b"") -> str:
-    """What the CLI prints on stderr for the same input, without its "translate: " prefix."""
+    """What the CLI prints on stderr for the same input, without its "pmt-translate: " prefix."""
     out = subprocess.run([translate_bin, *args], input=stdin, capture_output=True)
     assert out.returncode == 2
-    return out.stderr.decode().strip().removeprefix("translate: ")
+    return out.stderr.decode().strip().removeprefix("pmt-translate: ")
 
 
 def test_missing_file(translate_bin, tmp_path):

@@ -66,6 +66,12 @@ TEST_CASE("inspect: missing, corrupt and inconsistent files exit with 2") {
   CHECK(run(cmd_inspect, {"--help"}) == 0);
   CHECK(run(cmd_inspect, {"/nonexistent.pmt"}) == 2);
   CHECK(run(cmd_inspect, {"/nonexistent.pmt", "--yaml"}) == 2);
+  CHECK(run(cmd_inspect, {"--version"}) == 0);
+  // Options in any order (issue 16: `inspect --json FILE` was refused), one file at most.
+  const std::string shipped = PMT_SOURCE_DIR "/models/small-int8.pmt";
+  CHECK(run(cmd_inspect, {"--json", shipped}) == 0);
+  CHECK(run(cmd_inspect, {shipped, "--json"}) == 0);
+  CHECK(run(cmd_inspect, {shipped, shipped}) == 2);
 
   // A valid model file whose tokenizer is a placeholder: structure verifies, vocabulary does not.
   pmt::ModelConfig config;

@@ -3,6 +3,7 @@
 #include "export/export.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -201,10 +202,20 @@ TEST_CASE("inspect describes every tensor in text and JSON") {
   CHECK(text.find("decoder.layers.1.multihead_attn.kv_proj.weight") != std::string::npos);
   // The tokenizer here is a placeholder, which inspect reports rather than trusting.
   CHECK(text.find("does not load") != std::string::npos);
-  const std::string json = pmt::exporter::describe_model(*l.file, "tiny.pmt", true);
-  CHECK(json.starts_with("{\"file\":\"tiny.pmt\",\"file_bytes\":" + std::to_string(bytes.size())));
-  CHECK(json.find("{\"name\":\"embed.weight\",\"shape\":[64, 32],\"dtype\":\"i8\",\"bytes\":2048,\"scale_min\":") !=
-        std::string::npos);
+  const std::string dumped = pmt::exporter::describe_model(*l.file, "tiny.pmt", true);
+  const nlohmann::json json = nlohmann::json::parse(dumped);
+  CHECK(dumped.starts_with("{\"file\":\"tiny.pmt\",\"file_bytes\":" + std::to_string(bytes.size())));
+  const auto tensor = [&](const std::string& name) {
+    for (const nlohmann::json& t : json["tensors"])
+      if (t["name"] == name) return t;
+    FAIL("no tensor " << name);
+    return nlohmann::json();
+  };
+  const nlohmann::json embed = tensor("embed.weight");
+  CHECK(embed["shape"] == nlohmann::json::array({64, 32}));
+  CHECK(embed["dtype"] == "i8");
+  CHECK(embed["bytes"] == 2048);
+  CHECK(embed.contains("scale_min"));
   // Per-channel output ranges: every Linear but the output projection, as their width range.
   CHECK(text.find("channel widths [min, max]") != std::string::npos);
   const pmt::TensorView* q = l.file->find("decoder.layers.1.multihead_attn.q_proj.weight");
@@ -212,17 +223,12 @@ TEST_CASE("inspect describes every tensor in text and JSON") {
   float widest = 0;
   for (int64_t r = 0; r < q->shape[0]; ++r)
     widest = std::max(widest, pmt::half_to_float(q->output_ranges[2 * r + 1]) - pmt::half_to_float(q->output_ranges[2 * r]));
-  const size_t at = json.find("{\"name\":\"decoder.layers.1.multihead_attn.q_proj.weight\"");
-  REQUIRE(at != std::string::npos);
-  const size_t width = json.find("\"output_channel_width_max\":", at);
-  REQUIRE(width != std::string::npos);
-  CHECK(std::stof(json.substr(width + 27)) == doctest::Approx(widest).epsilon(1e-6));
-  const size_t embed = json.find("{\"name\":\"embed.weight\"");
-  const std::string embed_object = json.substr(embed, json.find("{\"name\"", embed + 1) - embed);
-  CHECK(embed_object.find("output_channel_width") == std::string::npos);
-  const std::string stored = std::to_string(pmt::fb::GetModel(bytes.data())->tokenizer()->size());
-  CHECK(json.find("\"tokenizer\":{\"bytes\":3,\"encoding\":\"zlib\",\"stored_bytes\":" + stored + ",\"pieces\":-1}") !=
-        std::string::npos);
+  const nlohmann::json qj = tensor("decoder.layers.1.multihead_attn.q_proj.weight");
+  CHECK(qj["output_channel_width_max"].get<float>() == doctest::Approx(widest).epsilon(1e-6));
+  CHECK_FALSE(embed.contains("output_channel_width_max"));
+  const auto stored = pmt::fb::GetModel(bytes.data())->tokenizer()->size();
+  CHECK(json["tokenizer"] == nlohmann::json({{"bytes", 3}, {"encoding", "zlib"}, {"stored_bytes", stored}, {"pieces", -1}}));
+  CHECK(json["config"]["ln_eps"].dump() == "9.99999975e-06");  // the float's shortest form
 }
 
 TEST_CASE("export stores the SentencePiece model deflated; inspect shows both sizes") {

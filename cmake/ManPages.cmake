@@ -1,0 +1,44 @@
+# Man pages generated from each tool's --help and --version by help2man (Debian `help2man`), at
+# build time, installed to share/man/man1. Without help2man the build goes on without them.
+# A cross build (cmake/toolchains/) cannot run its tools here: no man pages there either.
+find_program(HELP2MAN_EXECUTABLE help2man)
+if(NOT HELP2MAN_EXECUTABLE)
+  message(STATUS "help2man not found: no man pages")
+  return()
+endif()
+if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  message(STATUS "cross build: no man pages (the tools cannot run on this machine)")
+  return()
+endif()
+
+set(PMT_MAN_PAGES)
+# pmt_man_page(TARGET "one-line description" [COMMANDS]): COMMANDS adds a section with the
+# --help of each of the tool's commands (cmake/man-commands.sh).
+function(pmt_man_page target description)
+  if(NOT TARGET ${target})
+    return()
+  endif()
+  set(page ${PROJECT_BINARY_DIR}/man/${target}.1)
+  set(include_args)
+  set(make_include)
+  if("COMMANDS" IN_LIST ARGN)
+    set(include ${PROJECT_BINARY_DIR}/man/${target}.commands)
+    set(include_args --include=${include})
+    set(make_include COMMAND ${PROJECT_SOURCE_DIR}/cmake/man-commands.sh $<TARGET_FILE:${target}> ${include})
+  endif()
+  add_custom_command(OUTPUT ${page}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+    ${make_include}
+    COMMAND ${HELP2MAN_EXECUTABLE} --no-info --section=1 --source=PocketMT ${include_args}
+            "--name=${description}" --output=${page} $<TARGET_FILE:${target}>
+    DEPENDS ${target} ${PROJECT_SOURCE_DIR}/cmake/man-commands.sh
+    COMMENT "help2man ${target}"
+    VERBATIM)
+  set(PMT_MAN_PAGES ${PMT_MAN_PAGES} ${page} PARENT_SCOPE)
+endfunction()
+
+pmt_man_page(pmt-convert "build a corpus, train, export and inspect PocketMT models" COMMANDS)
+pmt_man_page(pmt-translate "translate text with a PocketMT model, one output line per input line")
+pmt_man_page(pmt-bench "latency, throughput and memory of PocketMT models")
+add_custom_target(pmt_man_pages ALL DEPENDS ${PMT_MAN_PAGES})
+install(FILES ${PMT_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
