@@ -9,10 +9,14 @@
 namespace pmt::train {
 
 // e^x with relative error below 3e-7 for x in [-87, 88]; below that it returns about 1e-38
-// instead of flushing to 0. Finite x >= -1e5 only (the callers pass x - max <= 0 of finite
-// logits). Range reduction x = n ln2 + f with |f| <= ln2/2 (ln2 split in two for exactness),
-// then a degree-6 Taylor polynomial of e^f scaled by 2^n built from exponent bits.
+// instead of flushing to 0, and NaN for NaN (the callers pass x - max <= 0 of the logits).
+// Range reduction x = n ln2 + f with |f| <= ln2/2 (ln2 split in two for exactness), then a
+// degree-6 Taylor polynomial of e^f scaled by 2^n built from exponent bits.
 inline float exp_fast(float x) {
+  // Selects, not branches, so that loops stay vectorized. Below -87 the power of two would leave
+  // the normal floats; NaN (a diverged step, which the trainer then reports) must not reach the
+  // float-to-int conversion, which is undefined for it (UBSan, in the clang build).
+  x = x < -87.f ? -87.f : x;
   const float n = (x * 1.44269504f + 12582912.f) - 12582912.f;  // round(x / ln2): 1.5 * 2^23 trick
   const float f = x - n * 0.693145752f - n * 1.42860677e-6f;
   float p = 1.f / 720.f;
@@ -22,8 +26,7 @@ inline float exp_fast(float x) {
   p = p * f + 0.5f;
   p = p * f + 1.f;
   p = p * f + 1.f;
-  int32_t e = static_cast<int32_t>(n);
-  e = e < -126 ? -126 : e;  // stay a normal float
+  const int32_t e = static_cast<int32_t>(n == n ? n : 0.f);
   return p * std::bit_cast<float>((e + 127) << 23);
 }
 
