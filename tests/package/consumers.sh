@@ -36,21 +36,22 @@ if [[ -d $prefix/share/man/man1 ]]; then
   done
 fi
 
+# A downstream CMake project (tests/package/<name>/) built against the installed prefix, run once.
+cmake_consumer() {
+  local name=$1 example=$2
+  cmake -S "$src/tests/package/$name" -B "$scratch/$name" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DPMT_EXAMPLE_SOURCE="$src/examples/$example" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$scratch/$name" >/dev/null
+  out=$("$scratch/$name/$name" "$model" "Jesus wept.")
+  echo "$out"
+  [[ -n $out ]]
+}
+
 step "C, CMake"
-cmake -S "$src/tests/package/c_consumer" -B "$scratch/c" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DPMT_EXAMPLE_SOURCE="$src/examples/c_api_example.c" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$scratch/c" >/dev/null
-out=$("$scratch/c/c_consumer" "$model" "Jesus wept.")
-echo "$out"
-[[ -n $out ]]
+cmake_consumer c_consumer c_api_example.c
 
 step "C++, CMake"
-cmake -S "$src/tests/package/cxx_consumer" -B "$scratch/cxx" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DPMT_EXAMPLE_SOURCE="$src/examples/translate_minimal.cc" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$scratch/cxx" >/dev/null
-out=$("$scratch/cxx/cxx_consumer" "$model" "Jesus wept.")
-echo "$out"
-[[ -n $out ]]
+cmake_consumer cxx_consumer translate_minimal.cc
 
 step "pkg-config (C and C++)"
 export PKG_CONFIG_PATH=$(dirname "$(find "$prefix" -name pocketmt.pc)")
