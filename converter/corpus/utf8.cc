@@ -81,6 +81,15 @@ std::string encode_utf8(std::u32string_view s) {
   return out;
 }
 
+bool is_valid_utf8(std::string_view s) {
+  for (size_t pos = 0; pos < s.size();) {
+    const size_t start = pos;
+    // A malformed sequence advances by one byte; a real U+FFFD takes its three.
+    if (next_code_point(s, &pos) == kReplacement && pos - start != 3) return false;
+  }
+  return true;
+}
+
 size_t length_in_code_points(std::string_view s) {
   size_t n = 0;
   for (size_t pos = 0; pos < s.size(); ++n) next_code_point(s, &pos);

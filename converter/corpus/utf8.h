@@ -14,6 +14,9 @@ namespace pmt::text {
 std::u32string decode_utf8(std::string_view s);
 std::string encode_utf8(std::u32string_view s);
 
+// True when s is well-formed UTF-8 (what decode_utf8 reads without a U+FFFD of its own).
+bool is_valid_utf8(std::string_view s);
+
 // Number of code points (malformed bytes count as one each, as decode_utf8 does).
 size_t length_in_code_points(std::string_view s);
 

@@ -80,3 +80,41 @@ TEST_CASE("bad magic, truncated tables and strings past the end are errors") {
   CHECK_FALSE(pmt::corpus::parse_mo(bytes.substr(0, bytes.size() - 5), &messages, &error));  // last string cut
   CHECK(error.find("truncated") != std::string::npos);
 }
+
+TEST_CASE("ISO-8859-1 and -15 catalogs come out in UTF-8; a UTF-8 catalog's malformed message is skipped") {
+  std::vector<pmt::corpus::MoMessage> messages;
+  std::string error;
+  const std::vector<std::pair<std::string, std::string>> latin1 = {
+      {"", "Content-Type: text/plain; charset=ISO-8859-1\n"},
+      {"Cancel operation", "Cancelar operaci\xf3n"},
+      {"Year", "A\xf1o \xa4"},  // U+00A4 in Latin-1
+  };
+  REQUIRE_MESSAGE(pmt::corpus::parse_mo(make_mo(latin1, false), &messages, &error), error);
+  REQUIRE(messages.size() == 2);
+  CHECK(messages[0].target == "Cancelar operaci\u00f3n");
+  CHECK(messages[1].target == "A\u00f1o \u00a4");
+
+  messages.clear();
+  const std::vector<std::pair<std::string, std::string>> latin9 = {
+      {"", "Content-Type: text/plain; charset=iso-8859-15\n"},
+      {"Price", "Precio: 5 \xa4, \xbd"},  // euro sign and oe ligature in Latin-9
+  };
+  REQUIRE_MESSAGE(pmt::corpus::parse_mo(make_mo(latin9, false), &messages, &error), error);
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0].target == "Precio: 5 \u20ac, \u0153");
+
+  messages.clear();
+  const std::vector<std::pair<std::string, std::string>> utf8 = {
+      {"", "Content-Type: text/plain; charset=UTF-8\n"},
+      {"Expected", "Se esperaba \xab%s\xbb"},  // Latin-1 bytes in a UTF-8 catalog
+      {"Replacement", "Car\u00e1cter \ufffd"},    // a real U+FFFD is well-formed
+  };
+  REQUIRE_MESSAGE(pmt::corpus::parse_mo(make_mo(utf8, false), &messages, &error), error);
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0].source == "Replacement");
+
+  const std::vector<std::pair<std::string, std::string>> koi8 = {
+      {"", "Content-Type: text/plain; charset=KOI8-R\n"}, {"Open", "x"}};
+  CHECK_FALSE(pmt::corpus::parse_mo(make_mo(koi8, false), &messages, &error));
+  CHECK(error.find("KOI8-R") != std::string::npos);
+}
