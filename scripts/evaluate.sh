@@ -86,7 +86,7 @@ if [[ -n "$int8" ]]; then base=$out/everyday.int8-beam4.es; else base=$out/every
 same_quotes=$(paste -d '\t' "$base" "$out/everyday.curly.es" | awk -F'\t' '$1 == $2' | wc -l)
 sed 's/.*/\U&/' "$everyday" >"$out/everyday.caps.en"
 "$translate" --model "$model" --int8-passes "$passes" --input "$out/everyday.caps.en" --beam 4 >"$out/everyday.caps.es"
-same_caps=$(paste -d '\t' "$base" "$out/everyday.caps.es" | awk -F'\t' 'tolower($1) == tolower($2)' | wc -l)
+same_caps=$(paste -d '\t' "$base" "$out/everyday.caps.es" | LC_ALL=C.UTF-8 awk -F'\t' 'tolower($1) == tolower($2)' | wc -l)
 numbers=tests/data/numbers/numbers.en
 "$translate" --model "$model" --int8-passes "$passes" --input "$numbers" --beam 4 >"$out/numbers.es"
 # A number is kept when each digit run of the source (separators between digits removed) is a

@@ -38,7 +38,7 @@ struct Args {
   std::string model, input, output, language = "en";
   pmt::LoadOptions load{.max_batch = 4};
   pmt::TranslateOptions translate{.no_repeat_ngram = 4};
-  bool stream = false, split = true, quiet = false;
+  bool stream = false, split = true, fold_caps = true, quiet = false;
 };
 
 // Without --model: models/en-es.pmt under the working directory (a source checkout), else the
@@ -76,6 +76,8 @@ int parse_args(int argc, char** argv, Args* a) {
   app.add_option("--batch", a->load.max_batch, "sentences translated together (default 4)")->type_name("B")->check(positive);
   app.add_flag("--no-split", [a](int64_t) { a->split = false; },
                "each line is one sentence, never cut (lines longer than --max-src-len are reported and left empty)");
+  app.add_flag("--keep-caps", [a](int64_t) { a->fold_caps = false; },
+               "translate ALL-CAPS sentences as they are (default: in sentence case, the translation in capitals)");
   app.add_option("--lang", a->language, "source language of the abbreviations the sentence splitter knows: en (default) or es")
       ->type_name("CODE")
       ->check(CLI::IsMember({"en", "es"}).description(""));
@@ -178,7 +180,7 @@ int main(int argc, char** argv) {
                  args.load.threads, translator->limits().threads, translator->limits().threads);
 
   pmt::TextTranslator text(*translator);
-  const pmt::TextOptions options{args.translate, args.split, args.language};
+  const pmt::TextOptions options{args.translate, args.split, args.language, args.fold_caps};
   pmt::TextCallback on_text;
   if (args.stream) {
     on_text.fn = [](void*, const pmt::TextEvent& e) {

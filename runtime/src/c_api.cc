@@ -102,6 +102,7 @@ void pmt_text_options_init(pmt_text_options* options) {
   pmt_translate_options_init(&options->search);
   options->split = d.split ? 1 : 0;
   options->language = nullptr;
+  options->fold_caps = d.fold_caps ? 1 : 0;
 }
 
 pmt_status pmt_load(const char* path, const pmt_load_options* options, pmt_translator** out) {
@@ -175,6 +176,7 @@ pmt_status pmt_translate_text(pmt_translator* translator, const char* const* tex
     o.search = translate_options(&options->search);
     o.split = options->split != 0;
     if (options->language != nullptr) o.language = options->language;
+    o.fold_caps = options->fold_caps != 0;
   }
   struct Forward {
     pmt_text_fn fn;

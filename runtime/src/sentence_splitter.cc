@@ -4,8 +4,12 @@
 #include <cstdint>
 #include <span>
 
+#include "letter_case.h"
+
 namespace pmt {
 namespace {
+
+using rt::is_upper;
 
 // Abbreviations (without their final "."), matched exactly: case is part of them ("No." before
 // a number, but a Spanish "no." ends a sentence).
@@ -80,19 +84,6 @@ bool is_opener(uint32_t c) {
   return c == '"' || c == '\'' || c == '(' || c == '[' || c == '{' || c == 0x201C /* “ */ ||
          c == 0x2018 /* ‘ */ || c == 0x201E /* „ */ || c == 0xAB /* « */ || c == 0x2039 /* ‹ */ ||
          c == 0x2014 /* — (Spanish dialogue) */;
-}
-
-bool is_upper(uint32_t c) {
-  if (c >= 'A' && c <= 'Z') return true;
-  if (c >= 0xC0 && c <= 0xDE) return c != 0xD7;  // Latin-1 capitals, × excepted
-  if (c >= 0x100 && c <= 0x17F) {                  // Latin Extended-A: capital, small pairs
-    if (c == 0x178) return true;
-    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return c % 2 == 1;
-    if (c == 0x138 || c == 0x149 || c == 0x17F) return false;
-    return c % 2 == 0;
-  }
-  if (c == 0x386 || (c >= 0x388 && c <= 0x38F) || (c >= 0x391 && c <= 0x3AB)) return true;  // Greek
-  return c >= 0x400 && c <= 0x42F;                                                          // Cyrillic
 }
 
 bool is_digit(uint32_t c) { return c >= '0' && c <= '9'; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "letter_case.h"
 #include "utf8.h"
 
 namespace pmt {
@@ -79,20 +80,27 @@ void TextTranslator::add_text(int32_t index, std::string_view text, const TextOp
     const std::string_view gap = text.substr(at, span.begin - at);
     const std::string_view sentence = text.substr(span.begin, span.end - span.begin);
     at = span.end;
-    if (Status s = translator_.encode(sentence, &ids); !s.ok()) {
+    std::string_view encoded = sentence;
+    const bool caps = options.fold_caps && rt::is_all_caps(sentence);
+    if (caps) {
+      folded_.assign(sentence);
+      rt::to_sentence_case(folded_, options.language);
+      encoded = folded_;
+    }
+    if (Status s = translator_.encode(encoded, &ids); !s.ok()) {
       result.status = s;
       break;
     }
     ++result.sentences;
     if (ids.size() <= limit) {
-      units_.push_back({index, gap, ids});
+      units_.push_back({index, gap, ids, caps});
     } else if (!options.split) {
       result.status = Status::error(ErrorCode::kLimitExceeded,
                                     "%zu tokens with EOS, more than the limit set at load (max_src_len = %zu)",
                                     ids.size() + 1, limit + 1);
     } else {
       ++result.cut_sentences;
-      if (Status s = add_cut_sentence(index, gap, sentence, ids); !s.ok()) result.status = s;
+      if (Status s = add_cut_sentence(index, gap, sentence, encoded, ids, caps); !s.ok()) result.status = s;
     }
     if (!result.status.ok()) break;
   }
@@ -104,11 +112,12 @@ void TextTranslator::add_text(int32_t index, std::string_view text, const TextOp
 }
 
 Status TextTranslator::add_cut_sentence(int32_t index, std::string_view gap, std::string_view sentence,
-                                        const std::vector<int32_t>& sentence_ids) {
+                                        std::string_view encoded, const std::vector<int32_t>& sentence_ids,
+                                        bool caps) {
   const size_t limit = translator_.limits().max_src_len - 1;
   const std::vector<SentenceSpan> clauses = clauses_of(sentence);
   if (clauses.size() < 2) {  // no clause punctuation: cut the tokens
-    add_cut_tokens(index, gap, sentence_ids);
+    add_cut_tokens(index, gap, sentence_ids, caps);
     return {};
   }
   // Greedy: the longest run of whole clauses that fits becomes a piece; a clause that does not
@@ -119,18 +128,18 @@ Status TextTranslator::add_cut_sentence(int32_t index, std::string_view gap, std
   for (size_t c = 0; c < clauses.size(); ++c) {
     const SentenceSpan clause = clauses[c];
     if (open) {
-      if (Status s = translator_.encode(sentence.substr(piece_begin, clause.end - piece_begin), &ids); !s.ok())
+      if (Status s = translator_.encode(encoded.substr(piece_begin, clause.end - piece_begin), &ids); !s.ok())
         return s;
       if (ids.size() <= limit) {
         piece_end = clause.end;
         piece_ids.swap(ids);
         continue;
       }
-      units_.push_back({index, gap, piece_ids});
+      units_.push_back({index, gap, piece_ids, caps});
       gap = sentence.substr(piece_end, clause.begin - piece_end);
       open = false;
     }
-    if (Status s = translator_.encode(sentence.substr(clause.begin, clause.end - clause.begin), &ids); !s.ok())
+    if (Status s = translator_.encode(encoded.substr(clause.begin, clause.end - clause.begin), &ids); !s.ok())
       return s;
     if (ids.size() <= limit) {
       open = true;
@@ -139,14 +148,15 @@ Status TextTranslator::add_cut_sentence(int32_t index, std::string_view gap, std
       piece_ids.swap(ids);
       continue;
     }
-    add_cut_tokens(index, gap, ids);
+    add_cut_tokens(index, gap, ids, caps);
     if (c + 1 < clauses.size()) gap = sentence.substr(clause.end, clauses[c + 1].begin - clause.end);
   }
-  if (open) units_.push_back({index, gap, piece_ids});
+  if (open) units_.push_back({index, gap, piece_ids, caps});
   return {};
 }
 
-void TextTranslator::add_cut_tokens(int32_t index, std::string_view gap, const std::vector<int32_t>& ids) {
+void TextTranslator::add_cut_tokens(int32_t index, std::string_view gap, const std::vector<int32_t>& ids,
+                                    bool caps) {
   const size_t limit = translator_.limits().max_src_len - 1;
   for (size_t at = 0; at < ids.size();) {
     size_t end = std::min(at + limit, ids.size());
@@ -157,7 +167,7 @@ void TextTranslator::add_cut_tokens(int32_t index, std::string_view gap, const s
           end = k;
           break;
         }
-    units_.push_back({index, gap, std::vector<int32_t>(ids.begin() + at, ids.begin() + end)});
+    units_.push_back({index, gap, std::vector<int32_t>(ids.begin() + at, ids.begin() + end), caps});
     gap = " ";
     at = end;
   }
@@ -185,10 +195,18 @@ Status TextTranslator::run_in_order(const TextOptions& options, TextCallback on_
   struct Forward {
     TextCallback callback;
     int32_t index;
-  } forward{on_text, 0};
+    bool caps;
+    std::string upper;
+  } forward{on_text, 0, false, {}};
   const TokenCallback on_token{[](void* user, const TokenEvent& e) {
                                  auto* f = static_cast<Forward*>(user);
-                                 f->callback.fn(f->callback.user, TextEvent{f->index, e.text});
+                                 std::string_view text = e.text;
+                                 if (f->caps) {
+                                   f->upper.assign(text);
+                                   rt::to_upper_case(f->upper);
+                                   text = f->upper;
+                                 }
+                                 f->callback.fn(f->callback.user, TextEvent{f->index, text});
                                },
                                &forward};
   size_t u = 0;
@@ -199,6 +217,7 @@ Status TextTranslator::run_in_order(const TextOptions& options, TextCallback on_
       Unit& unit = units_[u];
       if (!unit.gap.empty()) on_text.fn(on_text.user, {forward.index, unit.gap});
       const std::span<const int32_t> source = unit.ids;
+      forward.caps = unit.caps;
       if (Status s = translator_.translate_ids({&source, 1}, options.search, on_token); !s.ok()) return s;
       store(unit, translator_.results()[0]);
     }
@@ -224,6 +243,7 @@ void TextTranslator::assemble() {
       result.status = s;
       continue;
     }
+    if (unit.caps) rt::to_upper_case(decoded);
     result.text.append(unit.gap).append(decoded);
     result.source_tokens += static_cast<int32_t>(unit.ids.size() + 1);
     result.target_tokens += static_cast<int32_t>(unit.tokens.size());

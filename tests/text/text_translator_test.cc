@@ -1,6 +1,10 @@
 // TextTranslator (paragraphs, layout, long sentences) against a reference built from the
 // Translator's own sentence API: each sentence translated alone, joined with the text's
 // whitespace. The tiny random model's output is gibberish, which is all these tests need.
+#include <clocale>
+#include <cstdlib>
+#include <cstring>
+#include <cwctype>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -182,6 +186,60 @@ TEST_CASE("streaming gives the same text, sentence after sentence") {
   for (size_t i = 0; i < in.size(); ++i) CHECK(sink.texts[i] == text.results()[i].text);
 }
 
+// Capitals of a reference translation, through the C library (C.UTF-8), not the runtime's tables.
+std::string upper_reference(std::string_view text) {
+  REQUIRE(std::setlocale(LC_CTYPE, "C.UTF-8") != nullptr);
+  std::wstring wide(text.size() + 1, L'\0');
+  const size_t n = std::mbstowcs(wide.data(), std::string(text).c_str(), wide.size());
+  REQUIRE(n != static_cast<size_t>(-1));
+  wide.resize(n);
+  for (wchar_t& c : wide)
+    if (c != L'\u00DF' && c != L'\u00B5' && c != L'\u0131' && c != L'\u017F') c = static_cast<wchar_t>(std::towupper(c));
+  std::string out(4 * wide.size() + 1, '\0');
+  out.resize(std::wcstombs(out.data(), wide.c_str(), out.size()));
+  std::setlocale(LC_CTYPE, "C");
+  return out;
+}
+
+TEST_CASE("an ALL-CAPS sentence is translated in sentence case and comes back in capitals") {
+  auto t = load(tiny_model(), {.max_batch = 4});
+  const TranslateOptions options{.beam = 1};
+  TextTranslator text(*t);
+  const std::vector<std::string_view> in = {"SAVE YOUR WORK. Then close it.  I'M DONE!",
+                                            "AB CD EF GH, IK LM NO PR, ST UV WX YZ, AB CD EF GH IK LM."};
+  REQUIRE(text.translate(in, {.search = options}).ok());
+  const std::string expected0 = upper_reference(reference(*t, "Save your work.", options)) + " " +
+                                reference(*t, "Then close it.", options) + "  " +
+                                upper_reference(reference(*t, "I'm done!", options));
+  CHECK(text.results()[0].text == expected0);
+  CHECK(text.results()[1].cut_sentences == 0);
+  // Cut into pieces (max_src_len 12): every piece is folded, and the gaps come from the text.
+  auto short_t = load(tiny_model(), {.max_batch = 4, .max_src_len = 12});
+  TextTranslator short_text(*short_t);
+  REQUIRE(short_text.translate({&in[1], 1}, {.search = options}).ok());
+  const TextResult cut = short_text.results()[0];
+  CHECK(cut.cut_sentences == 1);
+  const std::string_view folded = "Ab cd ef gh, ik lm no pr, st uv wx yz, ab cd ef gh ik lm.";
+  REQUIRE(short_text.translate({&folded, 1}, {.search = options}).ok());
+  CHECK(short_text.results()[0].cut_sentences == 1);
+  CHECK(cut.text == upper_reference(short_text.results()[0].text));
+
+  // fold_caps off: the capitals go to the model as they are.
+  REQUIRE(text.translate(in, {.search = options, .fold_caps = false}).ok());
+  CHECK(text.results()[0].text == reference(*t, in[0], options));
+
+  // Streaming folds the same way: capitals of the folded sentence's stream (a stream may differ
+  // from TextResult::text in spaces, see TextEvent).
+  struct Sink {
+    std::string text;
+    static void on(void* user, const TextEvent& e) { static_cast<Sink*>(user)->text.append(e.text); }
+  } caps_stream, folded_stream;
+  const std::string_view caps = "I'M DONE!", lower = "I'm done!";
+  REQUIRE(text.translate({&caps, 1}, {.search = options}, {&Sink::on, &caps_stream}).ok());
+  REQUIRE(text.translate({&lower, 1}, {.search = options}, {&Sink::on, &folded_stream}).ok());
+  CHECK(caps_stream.text == upper_reference(folded_stream.text));
+}
+
 TEST_CASE("the output length bound follows the source length") {
   auto t = load(tiny_model(), {.max_batch = 1, .max_tgt_len = 60});
   std::vector<int32_t> src(4, 10);
@@ -222,6 +280,18 @@ TEST_CASE("the C API translates text like the C++ one") {
   }
   pmt_text_result r;
   CHECK(pmt_get_text_result(h, kParagraphs.size(), &r) == PMT_INVALID_ARGUMENT);
+
+  const char* caps = "AB CD EF GH.";
+  const size_t caps_length = std::strlen(caps);
+  for (const int32_t fold : {1, 0}) {
+    options.fold_caps = fold;
+    REQUIRE(pmt_translate_text(h, &caps, &caps_length, 1, &options, nullptr, nullptr) == PMT_OK);
+    REQUIRE(pmt_get_text_result(h, 0, &r) == PMT_OK);
+    const std::string_view in = fold ? "Ab cd ef gh." : caps;
+    REQUIRE(text.translate({&in, 1}, {.fold_caps = false}).ok());
+    const std::string expected = fold ? upper_reference(text.results()[0].text) : text.results()[0].text;
+    CHECK(std::string_view(r.text, r.text_length) == expected);
+  }
   pmt_free(h);
 }
 

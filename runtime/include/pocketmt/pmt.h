@@ -109,6 +109,8 @@ typedef struct pmt_text_options {
   pmt_translate_options search;
   int32_t split;        /* 1 (default): split into sentences; 0: each text is one sentence */
   const char* language; /* ISO 639-1 source language for the abbreviations; NULL: "en" */
+  int32_t fold_caps;    /* 1 (default): an ALL-CAPS sentence is translated in sentence case and
+                           given back in capitals; 0: as it is */
 } pmt_text_options;
 
 /* One text of the last pmt_translate_text call; pointers valid until the next call. */

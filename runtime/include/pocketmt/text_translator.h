@@ -12,6 +12,7 @@
 // A sentence longer than the Translator's max_src_len is cut at clause punctuation (, ; : ) and
 // dashes), then, for a clause still too long, every max_src_len - 1 tokens; its pieces are
 // translated one by one and joined with a space, and the result counts it in cut_sentences.
+// An ALL-CAPS sentence is translated in sentence case and comes back in capitals (fold_caps).
 //
 // Memory: unlike Translator::translate_ids, this layer allocates (the sentences of the call and
 // their translations); it keeps its buffers between calls. Threads: as the Translator it uses.
@@ -35,6 +36,10 @@ struct TextOptions {
   bool split = true;
   // ISO 639-1 code of the source language, for the splitter's abbreviations ("en", "es").
   std::string_view language = "en";
+  // true: a sentence written in capitals (at least 4, at most one small letter per 10) is
+  // translated in sentence case and its translation given back in capitals, since models
+  // translate capitals-only text far worse than the same words in normal case.
+  bool fold_caps = true;
 };
 
 // One translated text. `text` is empty when `status` is not ok.
@@ -81,15 +86,18 @@ class TextTranslator {
     int32_t text;               // index of its text
     std::string_view gap;       // what precedes its translation in the output
     std::vector<int32_t> ids;   // source tokens, without EOS
+    bool caps = false;          // the sentence was ALL-CAPS: its translation goes back to capitals
     Status status;
     std::vector<int32_t> tokens;  // output tokens, without EOS
     float log_prob = 0.f;
     bool complete = false;
   };
   void add_text(int32_t index, std::string_view text, const TextOptions& options);
+  // `sentence` as in the text (the gaps point into it) and as encoded (in sentence case when
+  // `caps`), which have the same byte offsets.
   Status add_cut_sentence(int32_t index, std::string_view gap, std::string_view sentence,
-                          const std::vector<int32_t>& ids);
-  void add_cut_tokens(int32_t index, std::string_view gap, const std::vector<int32_t>& ids);
+                          std::string_view encoded, const std::vector<int32_t>& ids, bool caps);
+  void add_cut_tokens(int32_t index, std::string_view gap, const std::vector<int32_t>& ids, bool caps);
   Status run_batches(const TextOptions& options);
   Status run_in_order(const TextOptions& options, TextCallback on_text);
   static void store(Unit& unit, const Translation& r);
@@ -100,6 +108,7 @@ class TextTranslator {
   std::vector<Unit> units_;
   std::vector<std::string_view> trailing_;  // per text: whitespace after its last sentence
   std::vector<SentenceSpan> spans_;
+  std::string folded_;  // the sentence being added, in sentence case
 };
 
 }  // namespace pmt
