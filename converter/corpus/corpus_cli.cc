@@ -15,6 +15,7 @@
 #include "corpus/libreoffice_help.h"
 #include "corpus/message_cleaning.h"
 #include "corpus/mo_catalog.h"
+#include "corpus/number_copies.h"
 #include "corpus/software_text.h"
 
 namespace pmt::cli {
@@ -30,7 +31,8 @@ constexpr char kUsage[] =
     "           aligned block by block (split by page)\n"
     "  libreoffice  LibreOffice help pages (HTML, en-US and es) of the packages in\n"
     "           --libreoffice-packages, aligned by paragraph id (split by page)\n"
-    "Writes DIR/train.{en,es} (every source, with ALL-CAPS copies of some pairs), DIR/valid.{en,es}\n"
+    "Writes DIR/train.{en,es} (every source, with ALL-CAPS copies of some pairs and number copies:\n"
+    "pairs whose shared digit runs, or one number word, become other digits), DIR/valid.{en,es}\n"
     "(the sources interleaved), DIR/{valid,test}.<source>.{en,es} and DIR/report.txt.";
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -306,7 +308,7 @@ int cmd_corpus(int argc, char** argv) {
   sources.emplace_back("bible", prepared.splits);
 
   // Held-out sets per source; train mixes every source and adds the ALL-CAPS copies.
-  std::vector<corpus::SentencePair> train, valid, caps;
+  std::vector<corpus::SentencePair> train, valid, caps, numbers;
   std::vector<std::array<std::vector<corpus::SentencePair>, 2>> held(sources.size());  // [source][valid, test]
   size_t longest_valid = 0;
   for (size_t s = 0; s < sources.size(); ++s) {
@@ -319,7 +321,12 @@ int cmd_corpus(int argc, char** argv) {
   for (const auto& p : train) {
     if (corpus::stable_hash(p.en) % 100 < static_cast<uint32_t>(caps_percent)) caps.push_back({corpus::to_upper_latin(p.en), corpus::to_upper_latin(p.es)});
   }
+  corpus::NumberCopyCounts number_counts;
+  numbers = corpus::number_copies(train, &number_counts);
   train.insert(train.end(), caps.begin(), caps.end());
+  train.insert(train.end(), numbers.begin(), numbers.end());
+  r << "number copies: " << number_counts.digits << " with other digits, " << number_counts.words
+    << " with a number word in digits\n";
   for (size_t i = 0; i < longest_valid; ++i) {
     for (const auto& h : held) {
       if (i < h[0].size()) valid.push_back(h[0][i]);
@@ -350,6 +357,7 @@ int cmd_corpus(int argc, char** argv) {
     row(sources[s].first, "test", held[s][1]);
   }
   row("caps", "train", caps);
+  row("numbers", "train", numbers);
   row("all", "train", train);
   row("all", "valid", valid);
   std::ofstream(fs::path(out_dir) / "report.txt", std::ios::binary | std::ios::trunc) << r.str();
