@@ -72,6 +72,7 @@ struct Options {
   int no_repeat_ngram = 4;  // file mode: as pmt-translate
   int int8_passes = 2;   // LoadOptions::int8_passes
   std::string input;     // real sentences instead of random ids
+  std::string output;    // the report's file; empty: stdout
   int max_src = 128;     // with --input: source limit set at load
   bool gen_given = false;
   bool cpu_clock = false;  // --clock cpu
@@ -130,11 +131,12 @@ int parse_options(int argc, char** argv, Options* o) {
       ->type_name("N")
       ->check(int_range(0, 100000));
   std::string format;
-  app.add_option("-o,--output,--format", format, "the report's format: md, json or csv (default md)")
+  app.add_option("--format", format, "the report's format: md, json or csv (default md)")
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"md", "json", "csv"}).description(""));
   bool json = false;
-  app.add_flag("--json", json, "the same as --output json");
+  app.add_flag("--json", json, "the same as --format json");
+  app.add_option("-o,--output", o->output, "write the report to FILE instead of stdout")->type_name("FILE");
   int seed = 1;
   app.add_option("--seed", seed, "random source ids (default 1)")->type_name("N")->check(int_range(0, 1 << 30));
   std::string clock = "wall";
@@ -505,6 +507,10 @@ int main(int argc, char** argv) {
   Options o;
   int rc = parse_options(argc, argv, &o);
   if (rc > 0) return rc;      // bad usage
+  if (rc < 0 && !o.output.empty() && std::freopen(o.output.c_str(), "w", stdout) == nullptr) {
+    std::fprintf(stderr, "pmt-bench: cannot write %s: %s\n", o.output.c_str(), std::strerror(errno));
+    return 1;
+  }
   if (rc < 0) rc = run(o);    // else --help or --version was printed
   // A report lost to a full disk or a closed pipe is a failed run; fclose flushes the rest.
   const bool write_failed = std::ferror(stdout) != 0;
