@@ -135,11 +135,12 @@ struct Shape {
   int m, n, k;
 };
 
-// Runs gemm() on random fp32 inputs and compares the checked rows (every row_step-th and the last)
+// Runs the AMX product (bf16::gemm_amx, or gemm() for `via_gemm`) on random fp32 inputs and compares the checked rows (every row_step-th and the last)
 // with a double-precision product of the bf16-rounded inputs. A k-term fp32 accumulation is off by
 // at most gamma_k = k u / (1 - k u) of sum |a||b| (recursive summation), plus the rounding of the
 // alpha / beta step; so that is the tolerance. Returns the largest error seen relative to it.
-double check_bf16_gemm(bool ta, bool tb, Shape s, float alpha, float beta, int pad, int row_step, uint32_t seed) {
+double check_bf16_gemm(bool ta, bool tb, Shape s, float alpha, float beta, int pad, int row_step, uint32_t seed,
+                       bool via_gemm) {
   const int lda = (ta ? s.m : s.k) + pad, ldb = (tb ? s.k : s.n) + pad, ldc = s.n + pad;
   const std::vector<float> a = random_matrix(static_cast<size_t>(ta ? s.k : s.m) * lda, seed, false);
   const std::vector<float> b = random_matrix(static_cast<size_t>(tb ? s.n : s.k) * ldb, seed + 1, false);
@@ -148,7 +149,7 @@ double check_bf16_gemm(bool ta, bool tb, Shape s, float alpha, float beta, int p
     for (float& x : c) x = std::numeric_limits<float>::quiet_NaN();  // beta = 0 must not read c
   }
   const std::vector<float> c0 = c;
-  gemm(ta, tb, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  (via_gemm ? gemm : bf16::gemm_amx)(ta, tb, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
   // op(b) rounded, column j at bt[j * k].
   std::vector<double> bt(static_cast<size_t>(s.n) * s.k), arow(s.k);
   for (int j = 0; j < s.n; ++j) {
@@ -230,15 +231,15 @@ TEST_CASE("bf16 AMX GEMM matches a double product of the rounded inputs") {
             CAPTURE(k);
             const float alpha = (seed % 3 == 0) ? 1.f : (seed % 3 == 1 ? -0.75f : 0.125f);
             const float beta = (seed % 4 == 0) ? 0.f : (seed % 4 == 1 ? 1.f : (seed % 4 == 2 ? -0.5f : 2.f));
-            worst = std::max(worst, check_bf16_gemm(ta, tb, {m, n, k}, alpha, beta, seed % 2 ? 5 : 0, 1, seed));
+            worst = std::max(worst, check_bf16_gemm(ta, tb, {m, n, k}, alpha, beta, seed % 2 ? 5 : 0, 1, seed, false));
             ++seed;
           }
         }
       }
     }
   }
-  // The trainer's shapes (general preset, 4,000-token batches): linear forward, output
-  // projection, weight gradient; every 97th row (and the last) checked against the reference.
+  // The trainer's shapes (general preset, 4,000-token batches), through gemm(): linear forward,
+  // output projection, weight gradients; every 97th row (and the last) checked.
   const struct {
     bool ta, tb;
     Shape s;
@@ -250,7 +251,7 @@ TEST_CASE("bf16 AMX GEMM matches a double product of the rounded inputs") {
     CAPTURE(r.s.m);
     CAPTURE(r.s.n);
     CAPTURE(r.s.k);
-    worst = std::max(worst, check_bf16_gemm(r.ta, r.tb, r.s, 1.f, r.ta ? 1.f : 0.f, 0, 97, seed++));
+    worst = std::max(worst, check_bf16_gemm(r.ta, r.tb, r.s, 1.f, r.ta ? 1.f : 0.f, 0, 97, seed++, true));
   }
   MESSAGE("largest error seen: " << worst << " of the fp32 accumulation bound");
 }
@@ -274,17 +275,19 @@ TEST_CASE("bf16 AMX GEMM gives the same bits on 1 and 2 threads") {
   }
 }
 
-TEST_CASE("fp32 GEMM is cblas_sgemm for every transpose") {
-  REQUIRE(gemm_backend() == GemmBackend::kFp32);
-  const int m = 5, n = 6, k = 7;
-  for (bool ta : {false, true}) {
-    for (bool tb : {false, true}) {
-      const std::vector<float> a = random_matrix(m * k, 11, false), b = random_matrix(k * n, 12, false);
-      std::vector<float> c = random_matrix(m * n, 13, false), want = c;
-      gemm(ta, tb, m, n, k, 0.5f, a.data(), ta ? m : k, b.data(), tb ? k : n, 2.f, c.data(), n);
-      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 0.5f,
-                  a.data(), ta ? m : k, b.data(), tb ? k : n, 2.f, want.data(), n);
-      CHECK(c == want);
+TEST_CASE("the fp32 backend, and the bf16 backend's small products, are cblas_sgemm for every transpose") {
+  const int m = 5, n = 6, k = 7;  // far below the AMX threshold, like the attention of short sentences
+  const std::vector<float> a = random_matrix(m * k, 11, false), b = random_matrix(k * n, 12, false);
+  for (int backend = 0; backend < (amx_bf16_available() ? 2 : 1); ++backend) {
+    const BackendScope scope(backend ? GemmBackend::kBf16Amx : GemmBackend::kFp32);
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        std::vector<float> c = random_matrix(m * n, 13, false), want = c;
+        gemm(ta, tb, m, n, k, 0.5f, a.data(), ta ? m : k, b.data(), tb ? k : n, 2.f, c.data(), n);
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 0.5f,
+                    a.data(), ta ? m : k, b.data(), tb ? k : n, 2.f, want.data(), n);
+        CHECK(c == want);
+      }
     }
   }
 }

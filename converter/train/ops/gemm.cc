@@ -23,27 +23,43 @@ namespace pmt::train {
 
 namespace bf16 {
 
-// Multiversioned: the rounding runs in AVX-512 / AVX2 where the CPU has them; the baseline clone
-// is what the tests check the layout with on any CPU.
+// Every tile is packed in two steps: the valid part of op(x) is rounded into `block` along the
+// source's contiguous direction (plain loops the compiler vectorizes), then rearranged into the
+// tile by a fixed-size loop; only edge tiles pay for zeroing. Multiversioned: the AVX-512 / AVX2
+// clones run where the CPU has them, and the baseline clone is what the tests check the layout
+// with on any CPU.
+namespace {
+
+// Rounds a rows x cols block of x (row stride ld) into block[r * kKBlock + c], rows <= 32, cols <= 32.
+PMT_INLINE void round_block(uint16_t* block, const float* x, long ld, int rows, int cols) {
+  for (int r = 0; r < rows; ++r) {
+    const float* src = x + r * ld;
+    for (int c = 0; c < cols; ++c) block[r * kKBlock + c] = round_to_bf16(src[c]);
+  }
+}
+
+}  // namespace
+
 PMT_MULTIVERSION
 void pack_a(uint16_t* dst, const float* a, int lda, bool trans, int m, int k, int panel_begin, int panel_end) {
   const int kp = round_up(k, kKBlock);
+  alignas(64) uint16_t block[kKBlock * kKBlock];
   for (int p = panel_begin; p < panel_end; ++p) {
     const int i0 = p * kTileRows, rows = std::min(kTileRows, m - i0);
     for (int k0 = 0; k0 < kp; k0 += kKBlock) {
       uint16_t* tile = dst + static_cast<size_t>(p) * kTileRows * kp + static_cast<size_t>(k0) * kTileRows;
-      const int cols = std::min(kKBlock, k - k0);
-      if (rows < kTileRows || cols < kKBlock) std::memset(tile, 0, kTileElems * sizeof(uint16_t));
-      if (!trans) {  // row i of op(a) is contiguous
-        for (int r = 0; r < rows; ++r) {
-          const float* src = a + static_cast<long>(i0 + r) * lda + k0;
-          for (int t = 0; t < cols; ++t) tile[r * kKBlock + t] = round_to_bf16(src[t]);
-        }
-      } else {  // column kk of op(a) is contiguous
-        for (int t = 0; t < cols; ++t) {
-          const float* src = a + static_cast<long>(k0 + t) * lda + i0;
-          for (int r = 0; r < rows; ++r) tile[r * kKBlock + t] = round_to_bf16(src[r]);
-        }
+      const int depth = std::min(kKBlock, k - k0);
+      const bool edge = rows < kTileRows || depth < kKBlock;
+      if (!trans) {  // rows of op(a) are contiguous: round straight into the tile
+        if (edge) std::memset(tile, 0, kTileElems * sizeof(uint16_t));
+        round_block(tile, a + static_cast<long>(i0) * lda + k0, lda, rows, depth);
+        continue;
+      }
+      // Columns of op(a) are contiguous: block[t][r], then transposed into tile[r][t].
+      if (edge) std::memset(block, 0, sizeof block);
+      round_block(block, a + static_cast<long>(k0) * lda + i0, lda, depth, rows);
+      for (int r = 0; r < kTileRows; ++r) {
+        for (int t = 0; t < kKBlock; ++t) tile[r * kKBlock + t] = block[t * kKBlock + r];
       }
     }
   }
@@ -52,23 +68,23 @@ void pack_a(uint16_t* dst, const float* a, int lda, bool trans, int m, int k, in
 PMT_MULTIVERSION
 void pack_b(uint16_t* dst, const float* b, int ldb, bool trans, int k, int n, int panel_begin, int panel_end) {
   const int kp = round_up(k, kKBlock);
+  alignas(64) uint16_t block[kKBlock * kKBlock];
   for (int q = panel_begin; q < panel_end; ++q) {
     const int j0 = q * kTileRows, cols = std::min(kTileRows, n - j0);
     for (int k0 = 0; k0 < kp; k0 += kKBlock) {
       uint16_t* tile = dst + static_cast<size_t>(q) * kTileRows * kp + static_cast<size_t>(k0) * kTileRows;
       const int depth = std::min(kKBlock, k - k0);
-      if (cols < kTileRows || depth < kKBlock) std::memset(tile, 0, kTileElems * sizeof(uint16_t));
-      if (!trans) {  // row kk of op(b) is contiguous
-        for (int t = 0; t < depth; ++t) {
-          const float* src = b + static_cast<long>(k0 + t) * ldb + j0;
-          uint16_t* out = tile + (t / 2) * kKBlock + t % 2;
-          for (int jj = 0; jj < cols; ++jj) out[2 * jj] = round_to_bf16(src[jj]);
+      if (cols < kTileRows || depth < kKBlock) std::memset(block, 0, sizeof block);
+      // tile[t / 2][jj][t % 2] = op(b)(k0 + t, j0 + jj), from block[t][jj] or block[jj][t].
+      if (!trans) {
+        round_block(block, b + static_cast<long>(k0) * ldb + j0, ldb, depth, cols);
+        for (int t = 0; t < kKBlock; ++t) {
+          for (int jj = 0; jj < kTileRows; ++jj) tile[(t / 2) * kKBlock + jj * 2 + t % 2] = block[t * kKBlock + jj];
         }
-      } else {  // column j of op(b) is contiguous
-        for (int jj = 0; jj < cols; ++jj) {
-          const float* src = b + static_cast<long>(j0 + jj) * ldb + k0;
-          uint16_t* out = tile + 2 * jj;
-          for (int t = 0; t < depth; ++t) out[(t / 2) * kKBlock + t % 2] = round_to_bf16(src[t]);
+      } else {
+        round_block(block, b + static_cast<long>(j0) * ldb + k0, ldb, cols, depth);
+        for (int t = 0; t < kKBlock; ++t) {
+          for (int jj = 0; jj < kTileRows; ++jj) tile[(t / 2) * kKBlock + jj * 2 + t % 2] = block[jj * kKBlock + t];
         }
       }
     }
@@ -99,6 +115,10 @@ bool detect_amx_bf16() {
   return false;
 #endif
 }
+
+// Products below this many multiply-adds run on OpenBLAS in fp32 whatever the backend: packing
+// them costs more than the tiles save (the attention's per-head products of short sentences).
+constexpr long kAmxMinMacs = 1L << 18;
 
 // Products below this many multiply-adds stay on the calling thread: waking a worker costs more
 // (and the attention's small products already run on the model's threads).
@@ -136,9 +156,10 @@ class PackBuffer {
 
 thread_local PackBuffer t_packed_a, t_packed_b;
 
-void gemm_bf16_amx(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
-                   const float* b, int ldb, float beta, float* c, int ldc) {
-  using namespace bf16;
+}  // namespace
+
+void bf16::gemm_amx(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+                    const float* b, int ldb, float beta, float* c, int ldc) {
   const int kp = round_up(k, kKBlock), a_panels = panels(m), b_panels = panels(n);
   uint16_t* pa = t_packed_a.reserve(static_cast<size_t>(a_panels) * kTileRows * kp);
   uint16_t* pb = t_packed_b.reserve(static_cast<size_t>(b_panels) * kTileRows * kp);
@@ -177,8 +198,6 @@ void gemm_bf16_amx(bool trans_a, bool trans_b, int m, int n, int k, float alpha,
   gemm_pool().for_chunks(static_cast<size_t>(parts), multiply);
 }
 
-}  // namespace
-
 const char* gemm_backend_name(GemmBackend backend) { return backend == GemmBackend::kBf16Amx ? "bf16" : "fp32"; }
 
 bool amx_bf16_available() {
@@ -214,8 +233,8 @@ GemmBackend gemm_backend() { return g_backend.load(std::memory_order_relaxed); }
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc) {
   if (m <= 0 || n <= 0) return;
-  if (gemm_backend() == GemmBackend::kBf16Amx && k > 0) {
-    gemm_bf16_amx(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (gemm_backend() == GemmBackend::kBf16Amx && static_cast<long>(m) * n * k >= kAmxMinMacs) {
+    bf16::gemm_amx(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha,

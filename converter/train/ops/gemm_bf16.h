@@ -39,6 +39,11 @@ inline float bf16_to_float(uint16_t h) { return std::bit_cast<float>(static_cast
 void pack_a(uint16_t* dst, const float* a, int lda, bool trans, int m, int k, int panel_begin, int panel_end);
 void pack_b(uint16_t* dst, const float* b, int ldb, bool trans, int k, int n, int panel_begin, int panel_end);
 
+// gemm() on the AMX tiles whatever the size (gemm() sends small products to OpenBLAS): packs
+// into the calling thread's buffers, splits large products over the GEMM threads. Needs AMX.
+void gemm_amx(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+              int ldb, float beta, float* c, int ldc);
+
 // gemm_amx.cc. False when the compiler could not build the AMX kernel.
 bool amx_kernel_built();
 // c = alpha * A B + beta * c over the row panels [a_begin, a_end) and column panels
