@@ -38,57 +38,76 @@ PMT_INLINE void round_block(uint16_t* block, const float* x, long ld, int rows, 
   }
 }
 
+// Calls tile(panel, k0) for every tile of the panels [begin, end). A source stored k-major (rows
+// along the panels) is walked k block by k block, across all panels: row by row, where panel by
+// panel would jump a whole row per 64 bytes read and miss the TLB on every jump.
+template <typename F>
+PMT_INLINE void for_tiles(bool k_major, int begin, int end, int kp, F&& tile) {
+  if (k_major) {
+    for (int k0 = 0; k0 < kp; k0 += kKBlock) {
+      for (int p = begin; p < end; ++p) tile(p, k0);
+    }
+  } else {
+    for (int p = begin; p < end; ++p) {
+      for (int k0 = 0; k0 < kp; k0 += kKBlock) tile(p, k0);
+    }
+  }
+}
+
 }  // namespace
 
 PMT_MULTIVERSION
 void pack_a(uint16_t* dst, const float* a, int lda, bool trans, int m, int k, int panel_begin, int panel_end) {
   const int kp = round_up(k, kKBlock);
   alignas(64) uint16_t block[kKBlock * kKBlock];
-  for (int p = panel_begin; p < panel_end; ++p) {
-    const int i0 = p * kTileRows, rows = std::min(kTileRows, m - i0);
-    for (int k0 = 0; k0 < kp; k0 += kKBlock) {
-      uint16_t* tile = dst + static_cast<size_t>(p) * kTileRows * kp + static_cast<size_t>(k0) * kTileRows;
-      const int depth = std::min(kKBlock, k - k0);
-      const bool edge = rows < kTileRows || depth < kKBlock;
-      if (!trans) {  // rows of op(a) are contiguous: round straight into the tile
-        if (edge) std::memset(tile, 0, kTileElems * sizeof(uint16_t));
-        round_block(tile, a + static_cast<long>(i0) * lda + k0, lda, rows, depth);
-        continue;
-      }
-      // Columns of op(a) are contiguous: block[t][r], then transposed into tile[r][t].
-      if (edge) std::memset(block, 0, sizeof block);
-      round_block(block, a + static_cast<long>(k0) * lda + i0, lda, depth, rows);
-      for (int r = 0; r < kTileRows; ++r) {
-        for (int t = 0; t < kKBlock; ++t) tile[r * kKBlock + t] = block[t * kKBlock + r];
-      }
+  auto pack_tile = [&](int p, int k0) {
+    const int i0 = p * kTileRows, rows = std::min(kTileRows, m - i0), depth = std::min(kKBlock, k - k0);
+    uint16_t* tile = dst + static_cast<size_t>(p) * kTileRows * kp + static_cast<size_t>(k0) * kTileRows;
+    const bool edge = rows < kTileRows || depth < kKBlock;
+    if (!trans) {  // rows of op(a) are contiguous: round straight into the tile
+      if (edge) std::memset(tile, 0, kTileElems * sizeof(uint16_t));
+      round_block(tile, a + static_cast<long>(i0) * lda + k0, lda, rows, depth);
+      return;
     }
-  }
+    // Columns of op(a) are contiguous: block[t][r], then transposed into tile[r][t].
+    if (edge) std::memset(block, 0, sizeof block);
+    round_block(block, a + static_cast<long>(k0) * lda + i0, lda, depth, rows);
+    for (int r = 0; r < kTileRows; ++r) {
+      for (int t = 0; t < kKBlock; ++t) tile[r * kKBlock + t] = block[t * kKBlock + r];
+    }
+  };
+  for_tiles(trans, panel_begin, panel_end, kp, pack_tile);
 }
 
 PMT_MULTIVERSION
 void pack_b(uint16_t* dst, const float* b, int ldb, bool trans, int k, int n, int panel_begin, int panel_end) {
   const int kp = round_up(k, kKBlock);
   alignas(64) uint16_t block[kKBlock * kKBlock];
-  for (int q = panel_begin; q < panel_end; ++q) {
-    const int j0 = q * kTileRows, cols = std::min(kTileRows, n - j0);
-    for (int k0 = 0; k0 < kp; k0 += kKBlock) {
-      uint16_t* tile = dst + static_cast<size_t>(q) * kTileRows * kp + static_cast<size_t>(k0) * kTileRows;
-      const int depth = std::min(kKBlock, k - k0);
-      if (cols < kTileRows || depth < kKBlock) std::memset(block, 0, sizeof block);
-      // tile[t / 2][jj][t % 2] = op(b)(k0 + t, j0 + jj), from block[t][jj] or block[jj][t].
-      if (!trans) {
-        round_block(block, b + static_cast<long>(k0) * ldb + j0, ldb, depth, cols);
-        for (int t = 0; t < kKBlock; ++t) {
-          for (int jj = 0; jj < kTileRows; ++jj) tile[(t / 2) * kKBlock + jj * 2 + t % 2] = block[t * kKBlock + jj];
+  auto pack_tile = [&](int q, int k0) {
+    const int j0 = q * kTileRows, cols = std::min(kTileRows, n - j0), depth = std::min(kKBlock, k - k0);
+    uint16_t* tile = dst + static_cast<size_t>(q) * kTileRows * kp + static_cast<size_t>(k0) * kTileRows;
+    if (cols < kTileRows || depth < kKBlock) std::memset(block, 0, sizeof block);
+    // tile[t / 2][jj][t % 2] = op(b)(k0 + t, j0 + jj): each (t even, t + 1) pair is one 32-bit word,
+    // read from block[t][jj] and block[t + 1][jj], or from the word at block[jj][t].
+    uint32_t* words = reinterpret_cast<uint32_t*>(tile);
+    if (!trans) {
+      round_block(block, b + static_cast<long>(k0) * ldb + j0, ldb, depth, cols);
+      for (int p = 0; p < kKBlock / 2; ++p) {
+        const uint16_t* lo = block + 2 * p * kKBlock;
+        for (int jj = 0; jj < kTileRows; ++jj) {
+          words[p * kTileRows + jj] = lo[jj] | static_cast<uint32_t>(lo[kKBlock + jj]) << 16;
         }
-      } else {
-        round_block(block, b + static_cast<long>(j0) * ldb + k0, ldb, cols, depth);
-        for (int t = 0; t < kKBlock; ++t) {
-          for (int jj = 0; jj < kTileRows; ++jj) tile[(t / 2) * kKBlock + jj * 2 + t % 2] = block[jj * kKBlock + t];
+      }
+    } else {
+      round_block(block, b + static_cast<long>(j0) * ldb + k0, ldb, cols, depth);
+      for (int p = 0; p < kKBlock / 2; ++p) {
+        for (int jj = 0; jj < kTileRows; ++jj) {
+          words[p * kTileRows + jj] = block[jj * kKBlock + 2 * p] | static_cast<uint32_t>(block[jj * kKBlock + 2 * p + 1]) << 16;
         }
       }
     }
-  }
+  };
+  for_tiles(!trans, panel_begin, panel_end, kp, pack_tile);
 }
 
 }  // namespace bf16
