@@ -178,7 +178,8 @@ int cmd_train(int argc, char** argv) {
       {"--threads", &threads_s, nullptr, "OpenBLAS threads (default 1); results are reproducible per count", "N"},
       {"--gemm", &gemm_s, nullptr,
        "matrix products: fp32 (OpenBLAS) | bf16 (Intel AMX tiles, bfloat16 inputs, fp32 accumulation; exit 2 "
-       "without AMX) | auto (bf16 where AMX exists) (default fp32; a resume takes the checkpoint's)", "NAME"},
+       "without AMX) | auto (bf16 where AMX exists, else fp32) (default auto; a resume takes the checkpoint's)",
+       "NAME"},
       // run
       {"--out", &out_dir, nullptr, "run folder (default runs/<preset>)", "DIR"},
       {"--log-every", &log_every_s, nullptr, "progress line every N steps (default 10)", "N"},
@@ -227,7 +228,7 @@ int cmd_train(int argc, char** argv) {
                     {"train.src", &src_lang, "en", false},              {"train.tgt", &tgt_lang, "es", false},
                     {"train.log_every", &log_every_s, "10", false},     {"train.eval_every", &eval_every_s, "200", false},
                     {"train.eval_sentences", &eval_sentences_s, "100", false}, {"train.keep", &keep_s, "5", false},
-                    {"train.gemm", &gemm_s, "fp32", false}};
+                    {"train.gemm", &gemm_s, "auto", false}};
   for (const auto& r : remembered) {
     if (!r.value->empty()) continue;
     const auto it = resumed.metadata.find(r.key);

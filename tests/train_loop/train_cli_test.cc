@@ -139,7 +139,7 @@ TEST_CASE("train: a resume takes the run's corpus, vocabulary and evaluation set
   CHECK(file.metadata.at("train.log_every") == "2");
   CHECK(file.metadata.at("train.eval_every") == "3");
   CHECK(file.metadata.at("train.eval_sentences") == "5");
-  CHECK(file.metadata.at("train.gemm") == "fp32");  // the default
+  CHECK(file.metadata.at("train.gemm") == "auto");  // the default
   // --eval-every 3 kept: evaluations (and numbered checkpoints) at 6 and 9, not only at the end.
   CHECK(std::filesystem::exists(out + "/step-0000006.safetensors"));
   // An option given again wins and is remembered in turn.
