@@ -2,8 +2,9 @@
 // Parameters, gradients and Adam moments are each ONE contiguous float blob; every named tensor
 // (the checkpoint names of README.md) is a view at a fixed offset. Activations live in one buffer
 // sized at construction for the largest batch; forward/backward never allocate.
-// Threads: GEMMs run on OpenBLAS's threads; the other ops are split over as many threads as
-// OpenBLAS is set to use (openblas_set_num_threads), so that is the one knob.
+// Threads: GEMMs run on OpenBLAS's threads (the bf16 GEMM on its own pool, as wide); the other ops
+// are split over as many threads as OpenBLAS is set to use (openblas_set_num_threads), so that is
+// the one knob.
 #pragma once
 
 #include <cstddef>

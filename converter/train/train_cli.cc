@@ -22,6 +22,7 @@
 #include "common/safetensors.h"
 #include "corpus/cli_options.h"
 #include "train/checkpoint.h"
+#include "train/ops/gemm.h"
 #include "train/trainer.h"
 
 namespace pmt::cli {
@@ -81,7 +82,7 @@ void print_profile(const train::OpProfile& p, long steps, double step_ms) {
 // Times training steps on random full-length batches (no padding): the figure to compare with
 // PyTorch on the same shape (bench/torch_train_bench.py).
 int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_len, long steps, int threads,
-                  uint64_t seed, bool profile, const std::string& blas_core) {
+                  uint64_t seed, bool profile, const std::string& gemm_name, const std::string& blas_core) {
   if (src_len > config.max_len || tgt_len > config.max_len) return fail("--src-len/--tgt-len exceed the preset's max_len");
   const auto B = static_cast<int32_t>(batch), S = static_cast<int32_t>(src_len), T = static_cast<int32_t>(tgt_len);
   train::Transformer model(config, train::BatchLimits{B, S, T, 0, 0});
@@ -107,8 +108,8 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
       if (t + 1 < T) b.tgt_in[r * T + t + 1] = b.tgt_out[r * T + t];
     }
   }
-  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), OpenBLAS %s kernels, %ld timed steps\n",
-              model.num_params(), B, S, T, threads, blas_core.c_str(), steps);
+  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), %s GEMM, OpenBLAS %s kernels, %ld timed steps\n",
+              model.num_params(), B, S, T, threads, gemm_name.c_str(), blas_core.c_str(), steps);
   std::vector<double> ms;
   std::clock_t cpu_start = 0;
   train::OpProfile ops;
@@ -152,7 +153,7 @@ int cmd_train(int argc, char** argv) {
   // Empty = not given: a resume then takes the checkpoint's value, a new run the default.
   std::string data_dir, spm_path, src_lang, tgt_lang, preset, out_dir, resume;
   std::string vocab_size_s, dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
-  std::string log_every_s, eval_every_s, eval_sentences_s, keep_s, average_s = "0";
+  std::string log_every_s, eval_every_s, eval_sentences_s, keep_s, average_s = "0", gemm_s;
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
   bool pre_ln = false, overwrite = false, benchmark = false, profile = false, new_corpus = false;
   const Option options[] = {
@@ -175,6 +176,10 @@ int cmd_train(int argc, char** argv) {
       {"--clip", &clip_s, nullptr, "clip the global gradient norm to X; 0 = off (default 0)", "X"},
       {"--seed", &seed_s, nullptr, "initialization, batch order and dropout (default 1)", "N"},
       {"--threads", &threads_s, nullptr, "OpenBLAS threads (default 1); results are reproducible per count", "N"},
+      {"--gemm", &gemm_s, nullptr,
+       "matrix products: fp32 (OpenBLAS) | bf16 (Intel AMX tiles, bfloat16 inputs, fp32 accumulation; exit 2 "
+       "without AMX) | auto (bf16 where AMX exists, else fp32) (default auto; a resume takes the checkpoint's)",
+       "NAME"},
       // run
       {"--out", &out_dir, nullptr, "run folder (default runs/<preset>)", "DIR"},
       {"--log-every", &log_every_s, nullptr, "progress line every N steps (default 10)", "N"},
@@ -222,7 +227,8 @@ int cmd_train(int argc, char** argv) {
   } remembered[] = {{"train.data", &data_dir, "data/web-rv", true},     {"train.spm", &spm_path, "", true},
                     {"train.src", &src_lang, "en", false},              {"train.tgt", &tgt_lang, "es", false},
                     {"train.log_every", &log_every_s, "10", false},     {"train.eval_every", &eval_every_s, "200", false},
-                    {"train.eval_sentences", &eval_sentences_s, "100", false}, {"train.keep", &keep_s, "5", false}};
+                    {"train.eval_sentences", &eval_sentences_s, "100", false}, {"train.keep", &keep_s, "5", false},
+                    {"train.gemm", &gemm_s, "auto", false}};
   for (const auto& r : remembered) {
     if (!r.value->empty()) continue;
     const auto it = resumed.metadata.find(r.key);
@@ -282,6 +288,10 @@ int cmd_train(int argc, char** argv) {
   // Which kernels OpenBLAS picked for this CPU (or OPENBLAS_CORETYPE forced): they set the GEMM speed.
   const std::string blas_core = openblas_get_corename();
   openblas_set_num_threads(s.threads);
+  train::GemmBackend gemm_backend = train::GemmBackend::kFp32;
+  if (std::string err; !train::resolve_gemm_backend(gemm_s, &gemm_backend, &err)) return fail(err);
+  train::set_gemm_backend(gemm_backend);
+  const std::string gemm_name = train::gemm_backend_name(gemm_backend);
 
   if (benchmark) {
     long B = 0, S = 0, T = 0, steps = 20;
@@ -289,7 +299,7 @@ int cmd_train(int argc, char** argv) {
         !parse_long("--tgt-len", tgt_len_s, 1, 1 << 16, &T) ||
         (!steps_s.empty() && !parse_long("--steps", steps_s, 1, 1L << 40, &steps)))
       return 2;
-    return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed, profile, blas_core);
+    return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed, profile, gemm_name, blas_core);
   }
 
   long steps = 1000, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
@@ -354,9 +364,10 @@ int cmd_train(int argc, char** argv) {
   try {
     train::Trainer trainer(opt, data, stdout);
     std::printf("model: %zu parameters (d_model %d, %d+%d layers, %d heads, d_ff %d, vocab %d), %d thread(s), "
-                "OpenBLAS %s kernels\n",
+                "%s GEMM, OpenBLAS %s kernels\n",
                 trainer.model().num_params(), opt.config.d_model, opt.config.n_enc_layers, opt.config.n_dec_layers,
-                opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads, blas_core.c_str());
+                opt.config.n_heads, opt.config.d_ff, opt.config.vocab_size, s.threads, gemm_name.c_str(),
+                blas_core.c_str());
     if (!resume.empty()) {
       if (std::string err = trainer.resume(resume, new_corpus); !err.empty()) return fail(err);
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "train/checkpoint.h"
+#include "train/ops/gemm.h"
 #include "train_test_util.h"
 
 namespace pmt::cli {
@@ -21,7 +22,11 @@ namespace {
 int run(int (*cmd)(int, char**), std::vector<std::string> args) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  return cmd(static_cast<int>(argv.size()), argv.data());
+  const int status = cmd(static_cast<int>(argv.size()), argv.data());
+  // The train command sets the process-wide GEMM backend (--gemm, default auto); the library's
+  // own tests in this process run on fp32.
+  train::set_gemm_backend(train::GemmBackend::kFp32);
+  return status;
 }
 
 std::string lines_text(const std::vector<std::string>& lines) {
@@ -138,6 +143,7 @@ TEST_CASE("train: a resume takes the run's corpus, vocabulary and evaluation set
   CHECK(file.metadata.at("train.log_every") == "2");
   CHECK(file.metadata.at("train.eval_every") == "3");
   CHECK(file.metadata.at("train.eval_sentences") == "5");
+  CHECK(file.metadata.at("train.gemm") == "auto");  // the default
   // --eval-every 3 kept: evaluations (and numbered checkpoints) at 6 and 9, not only at the end.
   CHECK(std::filesystem::exists(out + "/step-0000006.safetensors"));
   // An option given again wins and is remembered in turn.
@@ -145,4 +151,23 @@ TEST_CASE("train: a resume takes the run's corpus, vocabulary and evaluation set
   REQUIRE(train::read_checkpoint(last, &file, &config) == "");
   CHECK(file.metadata.at("train.log_every") == "5");
   CHECK(file.metadata.at("train.eval_every") == "3");
+}
+
+TEST_CASE("train --gemm: bf16 needs AMX (exit 2 without); a resume keeps the choice") {
+  TinyCorpus c;
+  const std::string out = c.dir.file("run");
+  CHECK(run(cli::cmd_train, plus(c.args(out), {"--steps", "2", "--gemm", "fp16"})) == 2);
+  if (!train::amx_bf16_available()) {
+    MESSAGE("no AMX-BF16 here: only the refusal is tested");
+    CHECK(run(cli::cmd_train, plus(c.args(out), {"--steps", "2", "--gemm", "bf16"})) == 2);
+    CHECK(run(cli::cmd_train, plus(c.args(out), {"--steps", "2", "--gemm", "auto"})) == 0);
+    return;
+  }
+  REQUIRE(run(cli::cmd_train, plus(c.args(out), {"--steps", "2", "--gemm", "bf16"})) == 0);
+  const std::string last = out + "/last.safetensors";
+  REQUIRE(run(cli::cmd_train, {"--resume", last, "--steps", "3"}) == 0);
+  StFile file;
+  ModelConfig config;
+  REQUIRE(train::read_checkpoint(last, &file, &config) == "");
+  CHECK(file.metadata.at("train.gemm") == "bf16");
 }

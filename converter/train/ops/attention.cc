@@ -1,9 +1,9 @@
 #include "train/ops/attention.h"
 
-#include <cblas.h>
-
 #include <cmath>
 #include <limits>
+
+#include "train/ops/gemm.h"
 
 namespace pmt::train {
 
@@ -65,7 +65,7 @@ void attention_forward(float* out, float* probs, const float* q, const float* k,
     for (int h = 0; h < s.heads; ++h) {
       const Block blk = block_at(s, b, h);
       float* p = probs + blk.probs_off;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, s.q_len, s.kv_len, s.d_head, scale, q + blk.q_off,
+      gemm(false, true, s.q_len, s.kv_len, s.d_head, scale, q + blk.q_off,
                   s.q_stride, k + blk.kv_off, s.kv_stride, 0.f, p, s.kv_len);
       masked_softmax(p, s, blk.padding);
       const float* weights = p;
@@ -73,7 +73,7 @@ void attention_forward(float* out, float* probs, const float* q, const float* k,
         dropout_forward(scratch, p, block, s.dropout, static_cast<uint64_t>(blk.probs_off));
         weights = scratch;
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.q_len, s.d_head, s.kv_len, 1.f, weights, s.kv_len,
+      gemm(false, false, s.q_len, s.d_head, s.kv_len, 1.f, weights, s.kv_len,
                   v + blk.kv_off, s.kv_stride, 0.f, out + blk.out_off, width);
     }
   }
@@ -97,9 +97,9 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
         weights = dropped;
       }
       // dV = W^T dO; dW = dO V^T.
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, s.kv_len, s.d_head, s.q_len, 1.f, weights, s.kv_len,
+      gemm(true, false, s.kv_len, s.d_head, s.q_len, 1.f, weights, s.kv_len,
                   dout + blk.out_off, width, 0.f, dv + blk.kv_off, s.kv_stride);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, s.q_len, s.kv_len, s.d_head, 1.f, dout + blk.out_off,
+      gemm(false, true, s.q_len, s.kv_len, s.d_head, 1.f, dout + blk.out_off,
                   width, v + blk.kv_off, s.kv_stride, 0.f, dp, s.kv_len);
       // Through the dropout: d(weights before dropout) = d(weights after) * mask factor.
       if (s.dropout.active()) dropout_forward(dp, dp, block, s.dropout, static_cast<uint64_t>(blk.probs_off));
@@ -112,9 +112,9 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
         for (int j = 0; j < s.kv_len; ++j) dr[j] = pr[j] * (dr[j] - dot);
       }
       // S = scale * Q K^T: dQ = scale * dS K; dK = scale * dS^T Q.
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.q_len, s.d_head, s.kv_len, scale, dp, s.kv_len,
+      gemm(false, false, s.q_len, s.d_head, s.kv_len, scale, dp, s.kv_len,
                   k + blk.kv_off, s.kv_stride, 0.f, dq + blk.q_off, s.q_stride);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, s.kv_len, s.d_head, s.q_len, scale, dp, s.kv_len,
+      gemm(true, false, s.kv_len, s.d_head, s.q_len, scale, dp, s.kv_len,
                   q + blk.q_off, s.q_stride, 0.f, dk + blk.kv_off, s.kv_stride);
     }
   }

@@ -1,6 +1,6 @@
 #include "train/ops/linear.h"
 
-#include <cblas.h>
+#include "train/ops/gemm.h"
 
 namespace pmt::train {
 
@@ -14,14 +14,14 @@ void linear_forward(float* y, const float* x, const float* w, const float* b, in
     }
     beta = 1.f;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in, 1.f, x, in, w, in, beta, y, out);
+  gemm(false, true, n, out, in, 1.f, x, in, w, in, beta, y, out);
 }
 
 void linear_backward(float* dx, InputGrad mode, float* dw, float* db, const float* dy, const float* x,
                      const float* w, int n, int in, int out) {
   const float beta = mode == InputGrad::kAccumulate ? 1.f : 0.f;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.f, dy, out, w, in, beta, dx, in);
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.f, dy, out, x, in, 1.f, dw, in);
+  gemm(false, false, n, in, out, 1.f, dy, out, w, in, beta, dx, in);
+  gemm(true, false, out, in, n, 1.f, dy, out, x, in, 1.f, dw, in);
   if (db) {
     for (int r = 0; r < n; ++r) {
       const float* row = dy + static_cast<long>(r) * out;
