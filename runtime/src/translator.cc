@@ -220,7 +220,6 @@ Status resolve_limits(const ModelConfig& c, LoadOptions* o) {
   if (s.ok()) s = check_range("max_tgt_len", o->max_tgt_len, 1, c.max_len);
   if (s.ok()) s = check_range("max_beam", o->max_beam, 1, kMaxBeamLimit);
   if (s.ok()) s = check_range("threads", o->threads, 1, kMaxThreads);
-  if (s.ok()) s = check_range("int8_passes", o->int8_passes, 1, 2);
   // More threads than cores makes every step wait for descheduled workers (64 threads on 2
   // cores: 111 s for three words), so the pool is capped rather than the caller trusted.
   if (s.ok()) o->threads = std::min(o->threads, rt::available_cpus());
@@ -244,7 +243,7 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
     return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
   impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now
   const rt::NetworkLimits net_limits{limits.max_batch, limits.max_src_len, limits.max_tgt_len, limits.max_beam};
-  if (std::string e = impl->network.create(f, net_limits, limits.int8_passes == 2, &impl->pool, mapped); !e.empty())
+  if (std::string e = impl->network.create(f, net_limits, &impl->pool, mapped); !e.empty())
     return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
 
   rt::ArenaLayout measure;
