@@ -148,6 +148,7 @@ void Network::bind(ArenaLayout& arena) {
   std::byte* rows = arena.take<std::byte>(embed_->bytes);
   float* scales = embed_->scales != nullptr ? arena.take<float>(V) : nullptr;
   if (norm_params == nullptr) return;
+  populate_pages(rows, embed_->bytes);
   auto release_file = [&] {
     if (release_weights_) release_mapped_pages(file_->data(), file_->size());
   };
