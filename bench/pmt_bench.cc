@@ -70,7 +70,6 @@ struct Options {
   std::string file;      // file mode
   bool split = true;     // file mode: TextOptions::split (--no-split)
   int no_repeat_ngram = 4;  // file mode: as pmt-translate
-  int int8_passes = 2;   // LoadOptions::int8_passes
   std::string input;     // real sentences instead of random ids
   std::string output;    // the report's file; empty: stdout
   int max_src = 128;     // with --input: source limit set at load
@@ -107,9 +106,6 @@ int parse_options(int argc, char** argv, Options* o) {
                                         "passes, default 1)")
                              ->type_name("N")
                              ->check(int_range(1, 1000000));
-  app.add_option("-p,--int8-passes", o->int8_passes, "int8 models: inputs in 2 passes (default) or 1 (type int8/1p)")
-      ->type_name("P")
-      ->check(int_range(1, 2));
   app.add_option("-i,--input", o->input,
                  "real sentences, one per line, instead of random ids (-s is then ignored; without -n the runtime's "
                  "default max_len applies)")
@@ -369,7 +365,6 @@ int run_file(const Options& o) {
         load.max_src_len = o.max_src;
         load.max_beam = *std::max_element(o.beams.begin(), o.beams.end());
         load.threads = threads;
-        load.int8_passes = o.int8_passes;
         reset_peak_rss();
         std::unique_ptr<pmt::Translator> t;
         const double t0 = now_s();
@@ -384,7 +379,7 @@ int run_file(const Options& o) {
                        batch, beam, lines.size());
           pmt::bench::FileRow row;
           row.model = path;
-          row.precision = !t->quantized() ? "fp32" : o.int8_passes == 2 ? "int8" : "int8/1p";
+          row.precision = t->quantized() ? "int8" : "fp32";
           row.input = o.file;
           row.threads = threads;
           row.batch = batch;
@@ -452,7 +447,6 @@ int run(const Options& o) {
       load.max_tgt_len = *std::max_element(gen_lens.begin(), gen_lens.end());
       load.max_beam = *std::max_element(o.beams.begin(), o.beams.end());
       load.threads = threads;
-      load.int8_passes = o.int8_passes;
       reset_peak_rss();
       std::unique_ptr<pmt::Translator> t;
       const double t0 = now_s();
@@ -469,7 +463,7 @@ int run(const Options& o) {
           for (const int gen : gen_lens) {
             BenchRow row;
             row.model = path;
-            row.precision = !t->quantized() ? "fp32" : o.int8_passes == 2 ? "int8" : "int8/1p";
+            row.precision = t->quantized() ? "int8" : "fp32";
             row.model_mb = ec ? 0 : static_cast<double>(file_bytes) / 1e6;
             row.input = o.input.empty() ? "random" : o.input;
             row.clock = o.cpu_clock ? "cpu" : "wall";

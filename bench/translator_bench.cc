@@ -71,7 +71,7 @@ LoadedNetwork* network_for(Precision p, int threads, std::string* error) {
   n->file = pmt::ModelFile::open(path, error);
   if (n->file == nullptr) return nullptr;
   const pmt::rt::NetworkLimits limits{1, kMaxSrc, kMaxTgt, kMaxBeam};
-  if (std::string e = n->network.create(*n->file, limits, true, &n->pool, true); !e.empty()) {
+  if (std::string e = n->network.create(*n->file, limits, &n->pool, true); !e.empty()) {
     *error = path + ": " + e;
     return nullptr;
   }

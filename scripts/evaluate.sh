@@ -2,7 +2,7 @@
 # Scores a model on every evaluation set beside Apertium (rule-based, Debian apertium-eng-spa), in
 # one run, with the project's scorer (BLEU and chrF2, sacreBLEU defaults), and checks the shared
 # normalization end to end: curly vs keyboard quotes, ALL-CAPS input, numbers kept.
-#   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium] [--int8-passes P]
+#   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium]
 #   scripts/evaluate.sh --checkpoint CKPT --spm SPM [--calib PREFIX] [--out DIR]   (exports both)
 # Sets: data/en-es/test.{gettext,help,libreoffice,bible} (pmt-convert corpus) and tests/data/everyday/everyday.
 # Writes DIR/<set>.<system>.es and DIR/results.md (default DIR: runs/evaluate).
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 convert=build/converter/pmt-convert
 translate=build/tools/pmt-translate
-int8="" fp32="" ckpt="" spm="" calib=data/en-es/train out=runs/evaluate apertium=1 passes=2
+int8="" fp32="" ckpt="" spm="" calib=data/en-es/train out=runs/evaluate apertium=1
 while (($#)); do
   case "$1" in
     --int8) int8=$2; shift 2 ;;
@@ -20,7 +20,6 @@ while (($#)); do
     --calib) calib=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --no-apertium) apertium=0; shift ;;
-    --int8-passes) passes=$2; shift 2 ;;
     *) echo "evaluate.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -63,7 +62,7 @@ for entry in "${sets[@]}"; do
     [[ -n "${model#*:}" ]] || continue
     for beam in 1 4; do
       sys=${model%%:*}-beam$beam
-      run_translate --model "${model#*:}" --input "$prefix.en" --beam $beam --batch 8 --max-src-len 256 --int8-passes "$passes" \
+      run_translate --model "${model#*:}" --input "$prefix.en" --beam $beam --batch 8 --max-src-len 256 \
         >"$out/$name.$sys.es"
       systems+=("$sys")
     done
@@ -81,14 +80,14 @@ done
 model=${int8:-$fp32}
 everyday=tests/data/everyday/everyday.en
 sed "s/'/\xe2\x80\x99/g; s/\"\([^\"]*\)\"/\xe2\x80\x9c\1\xe2\x80\x9d/g" "$everyday" >"$out/everyday.curly.en"
-"$translate" --model "$model" --int8-passes "$passes" --input "$out/everyday.curly.en" --beam 4 >"$out/everyday.curly.es"
+"$translate" --model "$model" --input "$out/everyday.curly.en" --beam 4 >"$out/everyday.curly.es"
 if [[ -n "$int8" ]]; then base=$out/everyday.int8-beam4.es; else base=$out/everyday.fp32-beam4.es; fi
 same_quotes=$(paste -d '\t' "$base" "$out/everyday.curly.es" | awk -F'\t' '$1 == $2' | wc -l)
 sed 's/.*/\U&/' "$everyday" >"$out/everyday.caps.en"
-"$translate" --model "$model" --int8-passes "$passes" --input "$out/everyday.caps.en" --beam 4 >"$out/everyday.caps.es"
+"$translate" --model "$model" --input "$out/everyday.caps.en" --beam 4 >"$out/everyday.caps.es"
 same_caps=$(paste -d '\t' "$base" "$out/everyday.caps.es" | LC_ALL=C.UTF-8 awk -F'\t' 'tolower($1) == tolower($2)' | wc -l)
 numbers=tests/data/numbers/numbers.en
-"$translate" --model "$model" --int8-passes "$passes" --input "$numbers" --beam 4 >"$out/numbers.es"
+"$translate" --model "$model" --input "$numbers" --beam 4 >"$out/numbers.es"
 # A number is kept when each digit run of the source (separators between digits removed) is a
 # digit run of the output, counted with multiplicity (tests/data/numbers/README.md).
 kept=$(paste -d '\t' "$numbers" "$out/numbers.es" | awk -F'\t' '

@@ -87,7 +87,7 @@ run "translate through a symbolic link" lines "$one" "$translate" --model "$bad/
 # Bad arguments: each refused with a message.
 for args in "--beam 0" "--beam -1" "--beam x" "--beam 99999999999" "--threads 0" "--threads 100000" \
   "--batch 0" "--batch 5000" "--max-len 0" "--max-len 100000" "--max-src-len 1" "--max-src-len 2147483647" \
-  "--alpha -1" "--alpha nan" "--alpha inf" "--int8-passes 3" "--no-repeat-ngram -1" "--no-repeat-ngram 100000" \
+  "--alpha -1" "--alpha nan" "--alpha inf" "--int8-passes 2" "--no-repeat-ngram -1" "--no-repeat-ngram 100000" \
   "--bogus" "--beam" "--input"; do
   # shellcheck disable=SC2086
   run "translate $args" fail "$one" "$translate" --model "$model" $args

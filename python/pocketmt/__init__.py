@@ -73,8 +73,6 @@ class Translator:
         max_tgt_len: output tokens per sentence, EOS included; 0 = min(max_src_len + 50, the
             model's max_len). The upper bound of ``max_length``.
         max_beam: the largest ``beam_size`` a call may ask for.
-        int8_passes: int8 models: 2 runs each Linear's input in two passes (closer to fp32),
-            1 in one (faster).
 
     Raises:
         ModelNotFoundError: (a FileNotFoundError) the file does not exist or cannot be read.
@@ -90,12 +88,9 @@ class Translator:
         max_src_len: int = 0,
         max_tgt_len: int = 0,
         max_beam: int = 4,
-        int8_passes: int = 2,
     ) -> None:
         self.model_path = os.fspath(model_path)
-        self._impl = _native.Translator(
-            self.model_path, max_batch, max_src_len, max_tgt_len, max_beam, threads, int8_passes
-        )
+        self._impl = _native.Translator(self.model_path, max_batch, max_src_len, max_tgt_len, max_beam, threads)
 
     def translate(
         self,
@@ -258,7 +253,7 @@ class Translator:
         ``path``, ``quantized`` (int8 weights), ``vocab_size``, ``arena_bytes`` (the one
         activation/cache allocation), ``config`` (d_model, n_heads, d_ff, layers, max_len,
         pre_ln, ln_eps, special ids) and ``limits`` (max_batch, max_src_len, max_tgt_len,
-        max_beam, threads, int8_passes as resolved at load)."""
+        max_beam, threads as resolved at load)."""
         return self._impl.model_info()
 
     def __repr__(self) -> str:

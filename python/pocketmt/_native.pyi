@@ -36,7 +36,7 @@ class BackendError(Error, RuntimeError):
 class Translator:
     """A loaded model; see pocketmt.Translator."""
     def __init__(self, path: str, max_batch: int, max_src_len: int, max_tgt_len: int, max_beam: int,
-                 threads: int, int8_passes: int) -> None:
+                 threads: int) -> None:
         """Loads and verifies the model; every allocation happens here."""
     def translate_texts(self, texts: Iterable[_Text], beam: int, alpha: float, max_len: int, no_repeat_ngram: int,
                         split: bool, language: str, scores: bool) -> Union[List[str], List[Tuple[str, float]]]:

@@ -227,7 +227,7 @@ pmt::TranslateOptions search_options(int32_t beam, float alpha, int32_t max_len,
 class PyTranslator {
  public:
   PyTranslator(const std::string& path, int32_t max_batch, int32_t max_src_len, int32_t max_tgt_len,
-               int32_t max_beam, int32_t threads, int32_t int8_passes)
+               int32_t max_beam, int32_t threads)
       : path_(path) {
     pmt::LoadOptions o;
     o.max_batch = max_batch;
@@ -235,7 +235,6 @@ class PyTranslator {
     o.max_tgt_len = max_tgt_len;
     o.max_beam = max_beam;
     o.threads = threads;
-    o.int8_passes = int8_passes;
     pmt::Status s;
     {
       py::gil_scoped_release nogil;
@@ -378,7 +377,6 @@ class PyTranslator {
     limits["max_tgt_len"] = l.max_tgt_len;
     limits["max_beam"] = l.max_beam;
     limits["threads"] = l.threads;
-    limits["int8_passes"] = l.int8_passes;
     info["path"] = path_;
     info["quantized"] = translator_->quantized();
     info["vocab_size"] = c.vocab_size;
@@ -457,9 +455,9 @@ PYBIND11_MODULE(_native, m) {
                           "XNNPACK or SentencePiece failed (e.g. an unsupported CPU).");
 
   py::class_<PyTranslator>(m, "Translator", "A loaded model; see pocketmt.Translator.")
-      .def(py::init<const std::string&, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t>(), py::arg("path"),
+      .def(py::init<const std::string&, int32_t, int32_t, int32_t, int32_t, int32_t>(), py::arg("path"),
            py::arg("max_batch"), py::arg("max_src_len"), py::arg("max_tgt_len"), py::arg("max_beam"),
-           py::arg("threads"), py::arg("int8_passes"), "Loads and verifies the model; every allocation happens here.")
+           py::arg("threads"), "Loads and verifies the model; every allocation happens here.")
       .def(
           "translate_texts",
           [](PyTranslator& t, const py::handle& texts, int32_t beam, float alpha, int32_t max_len,

@@ -114,7 +114,7 @@ def test_model_info_equals_inspect(convert_bin, model, translator):
     for key, value in inspect["config"].items():
         assert info["config"][key] == pytest.approx(value), key
     assert info["limits"] == {"max_batch": 4, "max_src_len": 128, "max_tgt_len": 178, "max_beam": 4,
-                              "threads": 1, "int8_passes": 2}
+                              "threads": 1}
     assert info["arena_bytes"] > 0
     assert info["path"] == str(model)
 

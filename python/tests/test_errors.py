@@ -111,8 +111,9 @@ def test_values_out_of_range(default_translator):
         t.score([[5], [6]], [[7]])
     with pytest.raises(ValueError):
         next(t.translate_iterable(["Hello."], batch_size=0))
-    with pytest.raises(pocketmt.InvalidArgumentError):
-        pocketmt.Translator(DEFAULT_MODEL, int8_passes=3)
+    # Two-pass int8 was removed in 0.2.0: its option is an error, not silently ignored.
+    with pytest.raises(TypeError, match="int8_passes"):
+        pocketmt.Translator(DEFAULT_MODEL, int8_passes=2)
     with pytest.raises(pocketmt.InvalidArgumentError):
         pocketmt.Translator(DEFAULT_MODEL, max_batch=0)
 

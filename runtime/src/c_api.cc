@@ -40,10 +40,17 @@ pmt::Status too_many(size_t count, size_t limit) {
                             count, limit);
 }
 
-pmt::LoadOptions load_options(const pmt_load_options* o) {
-  pmt::LoadOptions l;
-  if (o != nullptr) l = {o->max_batch, o->max_src_len, o->max_tgt_len, o->max_beam, o->threads, o->int8_passes};
-  return l;
+// A caller built against 0.1.x may still set the old int8_passes slot: its two-pass value must
+// fail, not silently run one pass.
+pmt::Status load_options(const pmt_load_options* o, pmt::LoadOptions* l) {
+  if (o == nullptr) return {};
+  if (o->reserved != 0 && o->reserved != 1)
+    return pmt::Status::error(pmt::ErrorCode::kInvalidArgument,
+                              "pmt_load_options.reserved is %d: it was int8_passes until PocketMT 0.1.x; int8 "
+                              "models now run in one pass and two passes are gone, so it must be 0 (or 1)",
+                              static_cast<int>(o->reserved));
+  *l = {o->max_batch, o->max_src_len, o->max_tgt_len, o->max_beam, o->threads};
+  return {};
 }
 
 pmt::TranslateOptions translate_options(const pmt_translate_options* o) {
@@ -87,7 +94,7 @@ extern "C" {
 void pmt_load_options_init(pmt_load_options* options) {
   if (options == nullptr) return;
   const pmt::LoadOptions d;
-  *options = {d.max_batch, d.max_src_len, d.max_tgt_len, d.max_beam, d.threads, d.int8_passes};
+  *options = {d.max_batch, d.max_src_len, d.max_tgt_len, d.max_beam, d.threads, 0};
 }
 
 void pmt_translate_options_init(pmt_translate_options* options) {
@@ -110,7 +117,9 @@ pmt_status pmt_load(const char* path, const pmt_load_options* options, pmt_trans
   *out = nullptr;
   try {
     std::unique_ptr<pmt::Translator> t;
-    pmt::Status s = pmt::Translator::load(path, load_options(options), &t);
+    pmt::LoadOptions limits;
+    pmt::Status s = load_options(options, &limits);
+    if (s.ok()) s = pmt::Translator::load(path, limits, &t);
     return finish_load(s, std::move(t), out);
   } catch (const std::bad_alloc&) {
     return fail(PMT_OUT_OF_MEMORY, "out of memory while loading the model");
@@ -123,7 +132,9 @@ pmt_status pmt_load_buffer(const void* data, size_t size, const pmt_load_options
   *out = nullptr;
   try {
     std::unique_ptr<pmt::Translator> t;
-    pmt::Status s = pmt::Translator::load(data, size, load_options(options), &t);
+    pmt::LoadOptions limits;
+    pmt::Status s = load_options(options, &limits);
+    if (s.ok()) s = pmt::Translator::load(data, size, limits, &t);
     return finish_load(s, std::move(t), out);
   } catch (const std::bad_alloc&) {
     return fail(PMT_OUT_OF_MEMORY, "out of memory while loading the model");

@@ -44,9 +44,7 @@ Linear& Linear::operator=(Linear&& other) noexcept {
     output_quant_ = other.output_quant_;
     channel_step_ = std::move(other.channel_step_);
     channel_offset_ = std::move(other.channel_offset_);
-    bias_ = std::move(other.bias_);
     relu_ = other.relu_;
-    two_pass_ = other.two_pass_;
   }
   return *this;
 }
@@ -74,18 +72,6 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
   output_quant_ = *weight.output_quant;
   const bool per_channel = weight.output_ranges != nullptr;
   relu_ = per_channel && options.relu;
-  two_pass_ = per_channel && options.two_pass;
-  if (two_pass_) {
-    // The second pass's input, the rounding error, is signed whatever the first's range, so it
-    // needs zero point 0: the same range made symmetric (one bit coarser, which the second
-    // pass gives back many times over).
-    const float lo = input_quant_.scale * static_cast<float>(-128 - input_quant_.zero_point);
-    const float hi = input_quant_.scale * static_cast<float>(127 - input_quant_.zero_point);
-    input_quant_ = {std::max(-lo, hi) / 127.f, 0};
-  }
-  // The second pass's output carries the float bias, which the combination takes off again.
-  bias_.assign(two_pass_ ? out_ : 0, 0.f);
-  if (two_pass_ && bias != nullptr) std::copy_n(bias, out_, bias_.begin());
   if (options.relu && !per_channel) {
     // The calibrated output range includes the negative values ReLU removes: spend all 256
     // levels on [0, max] instead, which halves the step of the stored activations.
@@ -134,8 +120,7 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
   return status == xnn_status_success ? std::string() : xnn_error(status, weight);
 }
 
-void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, int8_t* yq2,
-                 pthreadpool_t pool) const {
+void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
   if (!quantized_) {
     check(xnn_setup_convolution2d_nhwc_f32(op_, 1, 1, rows, x, y, pool), "setup f32 linear");
     check(xnn_run_operator(op_, pool), "run f32 linear");
@@ -143,14 +128,7 @@ void Linear::run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, 
   }
   quantize_input(rows, x, xq);
   run_q(rows, xq, yq, pool);
-  if (!two_pass_) {
-    dequantize_output(rows, yq, y);
-    return;
-  }
-  kernels::quantize_residual_qs8(x, xq, rows * in_, input_quant_.scale, input_quant_.zero_point, kRefine);
-  run_q(rows, xq, yq2, pool);
-  kernels::dequantize_two_pass(yq, yq2, channel_step_.data(), channel_offset_.data(), bias_.data(), kRefine, relu_, y,
-                               rows, out_);
+  dequantize_output(rows, yq, y);
 }
 
 void Linear::quantize_input(size_t rows, const float* x, int8_t* xq) const {

@@ -10,11 +10,6 @@
 //   created with weight scales weight_scale[c] / a_c, bias (b_c - m_c) and output scale 1, and
 //   the output is read back as q * a_c + m_c. The step of most channels is then several times
 //   finer than one shared step set by the widest channel.
-//   With two_pass, the input's quantization error is quantized again on a grid kRefine times
-//   finer and run through the same operator (same packed weights), and the result, divided by
-//   kRefine, corrects the first pass: the input then carries about 12 bits, at twice the GEMM
-//   time. (XNNPACK's activation scales are fixed at create, so a second operator with a finer
-//   input scale would pack the weights a second time.)
 // Setting up and running the operator allocates nothing.
 #pragma once
 
@@ -36,12 +31,7 @@ class Linear {
     // int8 only: quantize the input with this instead of the file's calibration, so that the
     // int8 output of a previous layer can be consumed as is (see run_q).
     const ActQuant* input_quant = nullptr;
-    // int8 with per-channel output ranges only: run the input in two passes (see above).
-    bool two_pass = false;
   };
-  // The second pass's grid: a power of two, so that its scale is exact; small enough that the
-  // correction, kRefine * (W r), stays inside the channel's output range almost always.
-  static constexpr float kRefine = 16.f;
 
   Linear() = default;
   ~Linear();
@@ -63,10 +53,9 @@ class Linear {
   bool chains_int8() const { return quantized_ && channel_step_.empty(); }
 
   // y [rows, out] = x [rows, in] W^T + b, floats in and out. For int8 weights x is quantized
-  // into xq (rows * in bytes) and the product, computed into yq (rows * out bytes; the second
-  // pass into yq2), is dequantized into y. rows >= 1; x needs XNN_EXTRA_BYTES of readable
-  // memory past its end.
-  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, int8_t* yq2, pthreadpool_t pool) const;
+  // into xq (rows * in bytes) and the product, computed into yq (rows * out bytes), is
+  // dequantized into y. rows >= 1; x needs XNN_EXTRA_BYTES of readable memory past its end.
+  void run(size_t rows, const float* x, float* y, int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
   // int8 weights only: the GEMM on int8 activations in input_quant() to int8 output, and the
   // conversions on either side of it (rows * in() and rows * out() values).
   void run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const;
@@ -81,9 +70,9 @@ class Linear {
   bool quantized_ = false;
   ActQuant input_quant_, output_quant_;
   // Per-channel output: real = q * channel_step_[c] + channel_offset_[c]; empty for one scale.
-  // ReLU is then applied in float, and two_pass_ needs the float bias (zeros without one).
-  std::vector<float> channel_step_, channel_offset_, bias_;
-  bool relu_ = false, two_pass_ = false;
+  // ReLU is then applied in float.
+  std::vector<float> channel_step_, channel_offset_;
+  bool relu_ = false;
 };
 
 }  // namespace pmt::rt

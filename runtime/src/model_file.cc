@@ -14,6 +14,7 @@
 
 #include <zlib.h>
 
+#include "kernels/crc32.h"
 #include "pocketmt/pmt_generated.h"
 
 namespace pmt {
@@ -207,11 +208,7 @@ uint16_t float_to_half(float x, HalfRounding rounding) {
   return static_cast<uint16_t>(sign | bits);
 }
 
-uint32_t crc32(const void* data, size_t size, uint32_t crc) {
-  // zlib returns 0 for a null buffer whatever `crc` is; an empty range must leave it unchanged.
-  if (size == 0) return crc;
-  return static_cast<uint32_t>(::crc32_z(crc, static_cast<const Bytef*>(data), size));
-}
+uint32_t crc32(const void* data, size_t size, uint32_t crc) { return kernels::crc32(data, size, crc); }
 
 std::unique_ptr<ModelFile> ModelFile::open(const std::string& path, std::string* error) {
   auto fail = [&](const std::string& why) -> std::unique_ptr<ModelFile> {

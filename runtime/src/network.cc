@@ -27,9 +27,7 @@ std::string Network::create_linear(const std::string& weight, const std::string&
   if (w == nullptr) return "model file lacks " + weight;
   const TensorView* b = nullptr;
   if (!bias.empty() && (b = file_->find(bias)) == nullptr) return "model file lacks " + bias;
-  Linear::Options o = options;
-  o.two_pass = two_pass_;
-  std::string e = out->create(*w, b != nullptr ? b->f32() : nullptr, o);
+  std::string e = out->create(*w, b != nullptr ? b->f32() : nullptr, options);
   if (e.empty() && release_weights_) release_mapped_pages(w->data, w->bytes);
   return e;
 }
@@ -61,10 +59,9 @@ std::string Network::find_norm(const std::string& name, Norm* out) const {
   return {};
 }
 
-std::string Network::create(const ModelFile& file, const NetworkLimits& limits, bool two_pass, const ThreadPool* pool,
+std::string Network::create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
                             bool release_weights) {
   file_ = &file;
-  two_pass_ = two_pass;
   release_weights_ = release_weights;
   pool_ = pool;
   config_ = file.config();
@@ -123,7 +120,7 @@ void Network::bind(ArenaLayout& arena) {
   logits_ = arena.take<float>(slots() * V);
   xq_ = arena.take<int8_t>(max_rows_ * std::max(D, F));
   yq_ = arena.take<int8_t>(std::max(max_rows_ * std::max(3 * D, F), slots() * V));
-  yq2_ = arena.take<int8_t>(max_rows_ * std::max(3 * D, F));
+  hq_ = arena.take<int8_t>(max_rows_ * F);
   pos_table_ = arena.take<float>(max_len * D);
   attn_scratch_len_ = max_len;
   attn_scratch_ = arena.take<float>(pool_->threads() * attn_scratch_len_);
@@ -151,6 +148,7 @@ void Network::bind(ArenaLayout& arena) {
   std::byte* rows = arena.take<std::byte>(embed_->bytes);
   float* scales = embed_->scales != nullptr ? arena.take<float>(V) : nullptr;
   if (norm_params == nullptr) return;
+  populate_pages(rows, embed_->bytes);
   auto release_file = [&] {
     if (release_weights_) release_mapped_pages(file_->data(), file_->size());
   };
@@ -184,14 +182,14 @@ pthreadpool_t Network::pool_for(const Linear& op, size_t rows) const {
 }
 
 void Network::linear(const Linear& op, size_t rows, const float* x, float* y) {
-  op.run(rows, x, y, xq_, yq_, yq2_, pool_for(op, rows));
+  op.run(rows, x, y, xq_, yq_, pool_for(op, rows));
 }
 
 void Network::feed_forward(const FeedForward& ffn, size_t rows, const float* x, float* y) {
   if (ffn.linear1.chains_int8() && ffn.linear2.quantized()) {
     ffn.linear1.quantize_input(rows, x, xq_);
-    ffn.linear1.run_q(rows, xq_, yq2_, pool_for(ffn.linear1, rows));
-    ffn.linear2.run_q(rows, yq2_, yq_, pool_for(ffn.linear2, rows));
+    ffn.linear1.run_q(rows, xq_, hq_, pool_for(ffn.linear1, rows));
+    ffn.linear2.run_q(rows, hq_, yq_, pool_for(ffn.linear2, rows));
     ffn.linear2.dequantize_output(rows, yq_, y);
     return;
   }

@@ -37,10 +37,8 @@ class Network {
  public:
   // Creates every operator from `file`, which must outlive the Network. With release_weights
   // (only for a file that ModelFile::open mapped), each weight's pages are given back once
-  // XNNPACK has packed it. two_pass: int8 Linears with per-channel output ranges run their
-  // input in two passes (Linear::Options::two_pass). Empty string or error.
-  std::string create(const ModelFile& file, const NetworkLimits& limits, bool two_pass, const ThreadPool* pool,
-                     bool release_weights);
+  // XNNPACK has packed it. Empty string or error.
+  std::string create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool, bool release_weights);
   // Carves this network's buffers; run once to measure and once on the real arena, where it
   // also fills the positional encodings and copies the LayerNorm parameters and the embedding
   // table in (with release_weights, the file's pages are then all given back).
@@ -106,7 +104,6 @@ class Network {
 
   const ModelFile* file_ = nullptr;
   bool release_weights_ = false;
-  bool two_pass_ = false;
   const ThreadPool* pool_ = nullptr;
   ModelConfig config_;
   NetworkLimits limits_;
@@ -124,9 +121,9 @@ class Network {
   float *x_ = nullptr, *normed_ = nullptr, *qkv_ = nullptr, *attn_ = nullptr, *proj_ = nullptr,
         *hidden_ = nullptr, *logits_ = nullptr, *pos_table_ = nullptr, *attn_scratch_ = nullptr,
         *refine_row_ = nullptr, *refine_val_ = nullptr;
-  // int8 activations: the input of a Linear, its output, and a second output (the second pass,
-  // or the FFN's hidden layer when linear2 reads linear1's int8 output as is).
-  int8_t *xq_ = nullptr, *yq_ = nullptr, *yq2_ = nullptr;
+  // int8 activations: the input of a Linear, its output, and the FFN's hidden layer when
+  // linear2 reads linear1's int8 output as is.
+  int8_t *xq_ = nullptr, *yq_ = nullptr, *hq_ = nullptr;
   int32_t *src_offset_ = nullptr, *src_len_ = nullptr, *refine_idx_ = nullptr;
   size_t attn_scratch_len_ = 0;
 };

@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         pmt_load_options_init(in.byte() & 1 ? nullptr : &o);
         pmt_load_options_init(&o);
         o.max_batch = in.small(), o.max_src_len = in.small(), o.max_tgt_len = in.small();
-        o.max_beam = in.small() % 6, o.threads = in.small() % 3, o.int8_passes = in.small() % 4;
+        o.max_beam = in.small() % 6, o.threads = in.small() % 3, o.reserved = in.small() % 4;
         const bool with_options = in.byte() & 1;
         check(pmt_load_buffer(model().bytes.get(), model().size, with_options ? &o : nullptr, &t));
         break;

@@ -28,14 +28,11 @@ TEST_CASE("quantize_qs8 rounds ties to even and saturates, as XNNPACK's convert"
 
 // Issue 14, finding 3: an activation that overflowed to NaN made the float -> int conversion
 // undefined (UBSan in the sanitizer build); it now saturates low, like -infinity.
-TEST_CASE("quantize_qs8 and quantize_residual_qs8 map NaN and infinities into the int8 range") {
+TEST_CASE("quantize_qs8 maps NaN and infinities into the int8 range") {
   const std::vector<float> x = {NAN, -NAN, INFINITY, -INFINITY, 1.0f};
   std::vector<int8_t> y(x.size());
   quantize_qs8(x.data(), y.data(), x.size(), 0.5f, 3);
   CHECK(y == std::vector<int8_t>{-128, -128, 127, -128, 5});
-  std::vector<int8_t> q(x.size(), 0);
-  quantize_residual_qs8(x.data(), q.data(), q.size(), 0.5f, 3, 16.f);
-  CHECK(q == std::vector<int8_t>{-128, -128, 127, -128, 83});  // (1 + 1.5) * 16 / 0.5 + 3
 }
 
 TEST_CASE("quantize_qs8 matches the reference on odd sizes, bit for bit") {
@@ -103,62 +100,6 @@ TEST_CASE("dequantize_qs8 and dequantize_qs8_channels match the references on od
       dequantize_qs8_channels(x.data(), step.data(), offset.data(), relu, got.data(), rows, cols);
       dequantize_qs8_channels_ref(x.data(), step.data(), offset.data(), relu, want.data(), rows, cols);
       check_close(got, want, 1e-6f, 1e-7f);
-    }
-  }
-}
-
-TEST_CASE("quantize_residual_qs8 quantizes the first pass's error on the finer grid") {
-  // scale 0.5, zero point 2, refine 16: x = 1.3 was quantized to 5 (= 2 + round(2.6)), error
-  // 1.3 - 1.5 = -0.2, on the grid 0.5 / 16: -6.4 -> -6, stored as -6 + 2.
-  std::vector<int8_t> q = {5, 2, 127};
-  const std::vector<float> x = {1.3f, 0.f, 100.f};
-  for (auto* fn : {quantize_residual_qs8, quantize_residual_qs8_ref}) {
-    std::vector<int8_t> r = q;
-    fn(x.data(), r.data(), 3, 0.5f, 2, 16.f);
-    CHECK(r[0] == -4);
-    CHECK(r[1] == 2);    // no error: the zero point
-    CHECK(r[2] == 127);  // 100 was clipped at 62.5: the error clips too
-  }
-  for (size_t n : testing::kOddSizes) {
-    const auto xs = random_floats(n, -3, 3, 8);
-    std::vector<int8_t> first(n), got(n), want(n);
-    quantize_qs8(xs.data(), first.data(), n, 0.02f, -5);
-    got = want = first;
-    quantize_residual_qs8(xs.data(), got.data(), n, 0.02f, -5, 16.f);
-    quantize_residual_qs8_ref(xs.data(), want.data(), n, 0.02f, -5, 16.f);
-    // Float and double may round a value on a half differently: one unit at most.
-    for (size_t i = 0; i < n; ++i) CHECK(std::abs(got[i] - want[i]) <= 1);
-  }
-}
-
-TEST_CASE("dequantize_two_pass adds the correction unless either pass is at an end of int8") {
-  // One row, 4 columns: step 0.5, offset 1, bias 2, refine 16.
-  const std::vector<int8_t> a = {4, 4, 127, -3}, b = {6, 127, 6, -128};
-  const std::vector<float> step(4, 0.5f), offset(4, 1.f), bias(4, 2.f);
-  // coarse = 4 * 0.5 + 1 = 3; fine = (6 * 0.5 + 1 - 2) / 16 = 0.125.
-  const std::vector<float> want = {3.125f, 3.f, 64.5f, -0.5f}, want_relu = {3.125f, 3.f, 64.5f, 0.f};
-  for (auto* fn : {dequantize_two_pass, dequantize_two_pass_ref}) {
-    std::vector<float> y(4);
-    fn(a.data(), b.data(), step.data(), offset.data(), bias.data(), 16.f, false, y.data(), 1, 4);
-    CHECK(y == want);
-    fn(a.data(), b.data(), step.data(), offset.data(), bias.data(), 16.f, true, y.data(), 1, 4);
-    CHECK(y == want_relu);
-  }
-  for (size_t cols : testing::kOddSizes) {
-    const size_t rows = 3, n = rows * cols;
-    std::vector<int8_t> x1(n), x2(n);
-    for (size_t i = 0; i < n; ++i) {
-      x1[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 256) - 128);
-      x2[i] = static_cast<int8_t>(static_cast<int>(i * 91 % 256) - 128);
-    }
-    const auto st = random_floats(cols, 0.001f, 0.1f, 4), off = random_floats(cols, -1, 1, 5),
-               bi = random_floats(cols, -1, 1, 6);
-    for (bool relu : {false, true}) {
-      std::vector<float> got(n), ref(n);
-      dequantize_two_pass(x1.data(), x2.data(), st.data(), off.data(), bi.data(), 16.f, relu, got.data(), rows, cols);
-      dequantize_two_pass_ref(x1.data(), x2.data(), st.data(), off.data(), bi.data(), 16.f, relu, ref.data(), rows,
-                              cols);
-      check_close(got, ref, 1e-6f, 1e-6f);
     }
   }
 }

@@ -65,8 +65,7 @@ TEST_CASE("load reports a missing file, a corrupt file and bad options") {
   }
 
   for (const LoadOptions& o : {LoadOptions{.max_batch = 0}, LoadOptions{.max_src_len = 65},
-                               LoadOptions{.max_tgt_len = 65}, LoadOptions{.max_beam = 0}, LoadOptions{.threads = 0},
-                               LoadOptions{.int8_passes = 0}, LoadOptions{.int8_passes = 3}}) {
+                               LoadOptions{.max_tgt_len = 65}, LoadOptions{.max_beam = 0}, LoadOptions{.threads = 0}}) {
     std::unique_ptr<Translator> bad;
     s = Translator::load(good.data(), good.size(), o, &bad);
     CHECK(s.code() == ErrorCode::kInvalidArgument);
@@ -346,6 +345,32 @@ TEST_CASE("the C API: the options initializers accept NULL") {
   pmt_load_options o;
   pmt_load_options_init(&o);
   CHECK(o.max_beam == LoadOptions{}.max_beam);
+  CHECK(o.reserved == 0);
+}
+
+// Two-pass int8 (int8_passes = 2) was removed in 0.2.0; its slot in pmt_load_options stayed as
+// `reserved`. A caller built against 0.1.x that still asks for two passes must be told, not
+// given one pass silently; its one-pass value 1 asks for what runs and is accepted.
+TEST_CASE("the C API: the old int8_passes slot accepts 0 and 1 and refuses two passes") {
+  const ModelBytes& model = tiny_model();
+  pmt_load_options o;
+  pmt_load_options_init(&o);
+  for (int32_t value : {0, 1}) {
+    CAPTURE(value);
+    o.reserved = value;
+    pmt_translator* t = nullptr;
+    CHECK(pmt_load_buffer(model.data(), model.size(), &o, &t) == PMT_OK);
+    pmt_free(t);
+  }
+  for (int32_t value : {2, -1}) {
+    CAPTURE(value);
+    o.reserved = value;
+    pmt_translator* t = nullptr;
+    CHECK(pmt_load_buffer(model.data(), model.size(), &o, &t) == PMT_INVALID_ARGUMENT);
+    CHECK(t == nullptr);
+    CHECK(std::string(pmt_last_error()).find("int8_passes") != std::string::npos);
+    CHECK(pmt_load("/nonexistent/model.pmt", &o, &t) == PMT_INVALID_ARGUMENT);
+  }
 }
 
 }  // namespace

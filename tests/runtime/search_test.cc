@@ -23,7 +23,7 @@ struct Engine {
     file = ModelFile::from_buffer(bytes.data(), bytes.size(), &error);
     REQUIRE_MESSAGE(file != nullptr, error);
     REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
-    error = network.create(*file, limits, true, &pool, false);
+    error = network.create(*file, limits, &pool, false);
     REQUIRE_MESSAGE(error.empty(), error);
     rt::ArenaLayout measure;
     network.bind(measure);

@@ -47,7 +47,10 @@ typedef struct pmt_load_options {
   int32_t max_tgt_len; /* output tokens per sentence, EOS included; 0: min(max_src_len + 50, model max) */
   int32_t max_beam;    /* largest beam a call may ask for */
   int32_t threads;     /* threads per call, the caller's included; capped at the CPUs available */
-  int32_t int8_passes; /* int8 models: 2 = inputs in two passes (closer to fp32), 1 = one (faster) */
+  /* Was int8_passes until 0.1.x; int8 models run in one pass since 0.2.0. Kept so that the
+   * struct's layout does not change: 0 (what pmt_load_options_init sets) or 1 (the one-pass
+   * value of 0.1.x); any other value, e.g. the two-pass 2, fails with PMT_INVALID_ARGUMENT. */
+  int32_t reserved;
 } pmt_load_options;
 
 /* Search options of one call (see pmt::TranslateOptions). Fill with pmt_translate_options_init. */

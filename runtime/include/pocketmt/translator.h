@@ -81,10 +81,6 @@ struct LoadOptions {
   // Threads working on one call, the caller's included: 1..256, capped at the CPUs the process
   // may run on (limits().threads is the number used).
   int32_t threads = 1;
-  // int8 models whose file carries per-channel output ranges: 2 runs each Linear's input in two
-  // passes (its int8 rounding error gets a second pass through the same weights, which keeps
-  // the int8 output closer to fp32's), 1 in one (faster: about 0.6x the decoder time). 1 or 2.
-  int32_t int8_passes = 2;
 };
 
 // Per-call search options, within the limits fixed at load.

@@ -19,17 +19,6 @@ void dequantize_qs8(const int8_t* x, float* y, size_t n, float scale, int32_t ze
 // relu.
 void dequantize_qs8_channels(const int8_t* x, const float* step, const float* offset, bool relu, float* y,
                              size_t rows, size_t cols);
-// The second pass of a two-pass int8 input: q holds x quantized with (scale, zero_point), and is
-// replaced by the quantization error r = x - (q - zero_point) * scale on a grid `refine` times
-// finer: q = clamp(round_half_even(r * refine / scale) + zero_point, -128, 127). A GEMM on
-// these bytes with the same activation parameters yields refine * (W r) + b.
-void quantize_residual_qs8(const float* x, int8_t* q, size_t n, float scale, int32_t zero_point, float refine);
-// The two passes' per-channel outputs combined, for x1, x2 [rows, cols] as dequantize_qs8_channels
-// reads them: y1 = x1 * step + offset, y2 likewise, y = y1 + (y2 - bias[c]) / refine, except
-// where x1 or x2 is at an end of the int8 range (y1 is a clamp, not a rounding to correct, or
-// the correction overflowed its grid: y = y1); then max(0, y) if relu. bias: [cols].
-void dequantize_two_pass(const int8_t* x1, const int8_t* x2, const float* step, const float* offset,
-                         const float* bias, float refine, bool relu, float* y, size_t rows, size_t cols);
 // One row of a per-row (qc8) int8 table: y[i] = w[i] * scale.
 void dequantize_row_qc8(const int8_t* w, float scale, float* y, size_t n);
 
@@ -38,9 +27,6 @@ void quantize_qs8_ref(const float* x, int8_t* y, size_t n, float scale, int32_t 
 void dequantize_qs8_ref(const int8_t* x, float* y, size_t n, float scale, int32_t zero_point);
 void dequantize_qs8_channels_ref(const int8_t* x, const float* step, const float* offset, bool relu, float* y,
                                  size_t rows, size_t cols);
-void quantize_residual_qs8_ref(const float* x, int8_t* q, size_t n, float scale, int32_t zero_point, float refine);
-void dequantize_two_pass_ref(const int8_t* x1, const int8_t* x2, const float* step, const float* offset,
-                             const float* bias, float refine, bool relu, float* y, size_t rows, size_t cols);
 void dequantize_row_qc8_ref(const int8_t* w, float scale, float* y, size_t n);
 
 }  // namespace pmt::kernels
