@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Training throughput of the PocketMT Transformer in PyTorch: the peer of the C++ trainer.
 
-The `small` preset (vocab 8000, d_model 256, 4 heads, d_ff 1024, 3+3 layers, post-LN, dropout
+The `small` preset (`--preset base`: d_model 512, 8 heads, d_ff 2048, 6+6 layers) (vocab 8000, d_model 256, 4 heads, d_ff 1024, 3+3 layers, post-LN, dropout
 0.1, label smoothing 0.1) as torch.nn.Transformer with the PocketMT conventions: shared
 embedding scaled by sqrt(d_model) + sinusoidal positions (dropout on their sum), output
 projection = embedding^T without bias, pad-key masks, causal decoder self-attention, no final
@@ -43,6 +43,8 @@ PAD, BOS, EOS = 0, 2, 3
 FIRST_WORD_ID = 4  # ids below are pad, unk, bos, eos
 SMALL = {"vocab_size": 8000, "d_model": 256, "n_heads": 4, "d_ff": 1024, "n_enc_layers": 3,
          "n_dec_layers": 3, "max_len": 256, "dropout": 0.1, "label_smoothing": 0.1}
+# The trainer's presets (runtime/src/config.cc) that this peer measures.
+PRESETS = {"small": SMALL, "base": dict(SMALL, d_model=512, n_heads=8, d_ff=2048, n_enc_layers=6, n_dec_layers=6)}
 
 
 class Seq2Seq(nn.Module):
@@ -167,9 +169,14 @@ def measure(args, cfg, batches, threads):
     model.train()
     opt = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
 
+    # --autocast bf16: PyTorch's own mixed precision on the CPU (oneDNN bf16 matmuls, on AMX or
+    # AVX512-BF16 where the CPU has them; fp32 master weights), the peer of `--gemm bf16`.
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.autocast == "bf16")
+
     def step(batch):
         src, tgt_in, tgt_out = batch
-        logits = model(src, tgt_in)
+        with autocast:
+            logits = model(src, tgt_in)
         loss = F.cross_entropy(logits.reshape(-1, cfg["vocab_size"]), tgt_out.reshape(-1),
                                ignore_index=PAD, label_smoothing=cfg["label_smoothing"])
         loss.backward()
@@ -196,6 +203,7 @@ def measure(args, cfg, batches, threads):
         "cpu_seconds_per_step": round(cpu_seconds / len(timed), 4),
         "target_tokens_per_s": round(tgt_tokens / seconds, 1),
         "tokens_per_s": round((tgt_tokens + src_tokens) / seconds, 1),
+        "preset": args.preset, "autocast": args.autocast,
         "last_loss": round(loss, 4), "torch": torch.__version__, "blas": blas, "malloc": malloc,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
@@ -211,25 +219,29 @@ def main():
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     parser.add_argument("--data", help="directory with train.en/train.es (real sentences)")
     parser.add_argument("--spm", help="SentencePiece model for --data")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="small", help="model size (default small)")
+    parser.add_argument("--autocast", choices=["off", "bf16"], default="off",
+                        help="bf16: torch.autocast on the CPU (mixed precision), else float32")
     args = parser.parse_args()
+    cfg = PRESETS[args.preset]
     try:
         threads = [int(t) for t in args.threads.split(",")]
     except ValueError:
         parser.error("--threads must be comma-separated integers")
     if min(threads) < 1 or args.batch < 1 or args.steps < 1 or args.warmup < 0:
         parser.error("--threads, --batch and --steps must be >= 1, --warmup >= 0")
-    if not 2 <= args.src_len <= SMALL["max_len"] or not 2 <= args.tgt_len <= SMALL["max_len"]:
-        parser.error("--src-len and --tgt-len must be in [2, %d]" % SMALL["max_len"])
+    if not 2 <= args.src_len <= cfg["max_len"] or not 2 <= args.tgt_len <= cfg["max_len"]:
+        parser.error("--src-len and --tgt-len must be in [2, %d]" % cfg["max_len"])
     if (args.data is None) != (args.spm is None):
         parser.error("--data and --spm go together")
 
     count = args.warmup + args.steps
     if args.data:
-        batches = real_batches(args, SMALL, count)
+        batches = real_batches(args, cfg, count)
     else:
-        batches = random_batches(args, SMALL, count, torch.Generator().manual_seed(0))
+        batches = random_batches(args, cfg, count, torch.Generator().manual_seed(0))
     for n in threads:
-        print(json.dumps(measure(args, SMALL, batches, n)), flush=True)
+        print(json.dumps(measure(args, cfg, batches, n)), flush=True)
     return 0
 
 
