@@ -14,7 +14,8 @@ ParseResult parse_options(const char* command, const char* description, int argc
   CLI::App app(description, tool);
   conventions(app, "pmt-convert");
   for (const Option& o : options) {
-    const std::string name(o.name), help(o.help);
+    // --output is every tool's name for where results go (pmt-translate, pmt-bench); --out stays.
+    const std::string name = o.name == "--out" ? "--out,--output" : std::string(o.name), help(o.help);
     if (o.value) {
       CLI::Option* opt = app.add_option(name, *o.value, help);
       if (!o.type.empty()) opt->type_name(std::string(o.type));

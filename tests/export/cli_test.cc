@@ -117,5 +117,11 @@ TEST_CASE("export: refuses to replace an --out that is not a regular file") {
   const std::string out = temp_path("tiny.pmt");
   CHECK(run(pmt::cli::cmd_export, plus(args, out)) == 0);
   CHECK(std::filesystem::is_regular_file(out));
-  for (const std::string& p : {checkpoint, fifo, out}) std::remove(p.c_str());
+  // --output, every tool's name for where results go, is the same option as --out.
+  std::vector<std::string> output_args = args;
+  output_args.back() = "--output";
+  const std::string out2 = temp_path("tiny2.pmt");
+  CHECK(run(pmt::cli::cmd_export, plus(output_args, out2)) == 0);
+  CHECK(std::filesystem::is_regular_file(out2));
+  for (const std::string& p : {checkpoint, fifo, out, out2}) std::remove(p.c_str());
 }
