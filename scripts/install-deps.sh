@@ -3,8 +3,8 @@
 # Idempotent: when everything is present it touches nothing and never runs apt-get update.
 #   scripts/install-deps.sh          build + test + corpus + Python package packages
 #   scripts/install-deps.sh --torch  also python3-torch (reference fixtures, side-by-side benchmarks)
-#   scripts/install-deps.sh --arch arm64|armhf   the cross toolchain and qemu-user, and the target's
-#       libraries in a private sysroot (docs/arm.md), never installed system-wide: Debian's
+#   scripts/install-deps.sh --arch arm64|armhf   also the cross toolchain and qemu-user, and the
+#       target's libraries in a private sysroot (docs/arm.md), never installed system-wide: Debian's
 #       libxnnpack-dev, libpthreadpool-dev and libsentencepiece-dev are not Multi-Arch: same, so
 #       installing their :arm64 or :armhf versions would remove the native ones.
 set -euo pipefail
@@ -29,7 +29,7 @@ case "${1:-}" in
   --arch)
     arch=${2:?--arch needs arm64 or armhf}
     case $arch in
-      arm64 | armhf) packages=(crossbuild-essential-"$arch" qemu-user cmake pkg-config flatbuffers-compiler) ;;
+      arm64 | armhf) packages+=(crossbuild-essential-"$arch" qemu-user) ;;
       *) echo "install-deps.sh: unknown architecture $arch (arm64 or armhf)" >&2; exit 2 ;;
     esac ;;
 esac

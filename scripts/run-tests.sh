@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=build
+arch=
 cmake_flags=()
 deps_flags=()
 case "${1:-}" in
@@ -42,7 +43,7 @@ jobs=$(nproc)
 echo "== [1/3] dependencies (scripts/install-deps.sh ${deps_flags[*]})"
 scripts/install-deps.sh "${deps_flags[@]}"
 echo "== [2/3] configure + build in ${build_dir}/ ${cmake_flags[*]}"
-if [[ $build_dir == build-arm* ]]; then
+if [[ -n $arch ]]; then
   # The reference of the cross_isa test; nothing to do when CI's native build ran first.
   [[ -f build/CMakeCache.txt ]] || cmake -S . -B build >/dev/null
   cmake --build build -j"$jobs" --target pmt-translate
