@@ -1,6 +1,7 @@
 # Man pages generated from each tool's --help and --version by help2man (Debian `help2man`), at
 # build time, installed to share/man/man1. Without help2man the build goes on without them.
-# A cross build (cmake/toolchains/) cannot run its tools here: no man pages there either.
+# A cross build (cmake/toolchains/) runs its tools through CMAKE_CROSSCOMPILING_EMULATOR, and
+# without one has no man pages.
 find_program(HELP2MAN_EXECUTABLE help2man)
 if(NOT HELP2MAN_EXECUTABLE)
   message(STATUS "help2man not found: no man pages")
@@ -19,18 +20,27 @@ function(pmt_man_page target description)
     return()
   endif()
   set(page ${PROJECT_BINARY_DIR}/man/${target}.1)
+  set(program $<TARGET_FILE:${target}>)
+  if(CMAKE_CROSSCOMPILING)
+    # help2man and man-commands.sh take one program: a script of the tool's name runs it under
+    # the emulator (the name, not the path, is what help2man shows).
+    set(program ${PROJECT_BINARY_DIR}/man/emulated/${target})
+    list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " emulator)
+    file(GENERATE OUTPUT ${program} CONTENT "#!/bin/sh\nexec ${emulator} $<TARGET_FILE:${target}> \"$@\"\n"
+         FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  endif()
   set(include_args)
   set(make_include)
   if("COMMANDS" IN_LIST ARGN)
     set(include ${PROJECT_BINARY_DIR}/man/${target}.commands)
     set(include_args --include=${include})
-    set(make_include COMMAND ${PROJECT_SOURCE_DIR}/cmake/man-commands.sh $<TARGET_FILE:${target}> ${include})
+    set(make_include COMMAND ${PROJECT_SOURCE_DIR}/cmake/man-commands.sh ${program} ${include})
   endif()
   add_custom_command(OUTPUT ${page}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
     ${make_include}
     COMMAND ${HELP2MAN_EXECUTABLE} --no-info --section=1 --source=PocketMT ${include_args}
-            "--name=${description}" --output=${page} $<TARGET_FILE:${target}>
+            "--name=${description}" --output=${page} ${program}
     DEPENDS ${target} ${PROJECT_SOURCE_DIR}/cmake/man-commands.sh
     COMMENT "help2man ${target}"
     VERBATIM)

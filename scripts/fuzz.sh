@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz) with clang 14, ASan + UBSan, in build-fuzz/ and runs
-# each for a time budget; the same build is the project's clang build (every target, -Werror).
+# each for a time budget; the same build is the project's clang build (every target, -Werror) and
+# its sanitizer run of the whole suite (CI's only one: scripts/run-tests.sh --sanitize is GCC's).
 #   scripts/fuzz.sh [SECONDS]    seconds per target (default 60)
 #   FUZZ_TARGETS="model_file c_api" scripts/fuzz.sh 30    only these targets
 # A target's corpus (tests/fuzz/corpus/<name>/) is read, first run through as a regression test
-# (ctest), and new inputs libFuzzer finds go to build-fuzz/corpus/<name>/, not into the checkout.
+# (ctest, with the rest of the suite), and new inputs libFuzzer finds go to build-fuzz/corpus/<name>/,
+# not into the checkout.
 # A crash, leak, timeout or sanitizer report stops the script with a non-zero exit; the input is
 # left as build-fuzz/crash-* (add it to the corpus once fixed: it becomes a regression test).
 set -euo pipefail
@@ -23,8 +25,8 @@ cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang+
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMT_FUZZ=ON "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-echo "== [fuzz 2/3] every committed corpus input once (regression tests)"
-ctest --test-dir build-fuzz -R '^fuzz_corpus_' --output-on-failure
+echo "== [fuzz 2/3] the whole suite under ASan + UBSan, every committed corpus input once included"
+ctest --test-dir build-fuzz --output-on-failure -j"$jobs"
 echo "== [fuzz 3/3] ${seconds} s per target: ${targets[*]}"
 total=0
 for t in "${targets[@]}"; do

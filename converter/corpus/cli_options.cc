@@ -3,6 +3,7 @@
 #include "pmt_cli.h"
 
 #include <cerrno>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 
@@ -36,12 +37,12 @@ ParseResult parse_options(const char* command, const char* description, int argc
 }
 
 bool parse_int_option(const char* command, std::string_view option, const std::string& text,
-                      long min, long max, long* out) {
+                      int64_t min, int64_t max, int64_t* out) {
   char* end = nullptr;
   errno = 0;
-  const long v = std::strtol(text.c_str(), &end, 10);
+  const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno == ERANGE || v < min || v > max) {
-    std::fprintf(stderr, "pmt-convert %s: %.*s must be an integer in [%ld, %ld], got '%s'\n",
+    std::fprintf(stderr, "pmt-convert %s: %.*s must be an integer in [%" PRId64 ", %" PRId64 "], got '%s'\n",
                  command, static_cast<int>(option.size()), option.data(), min, max, text.c_str());
     return false;
   }

@@ -4,6 +4,7 @@
 // Values stay text: each command checks its own ranges, naming the option.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,9 +35,9 @@ ParseResult parse_options(const char* command, const char* description, int argc
                           std::span<const Option> options, std::span<const Positional> positionals = {});
 
 // Parses a decimal integer in [min, max] given to `option`; prints an error and returns false
-// otherwise.
+// otherwise. 64-bit on every target: `long` is 32-bit on armhf.
 bool parse_int_option(const char* command, std::string_view option, const std::string& text,
-                      long min, long max, long* out);
+                      int64_t min, int64_t max, int64_t* out);
 
 // What a command returns for a parse result that is not kOk (0 after --help, 2 on error).
 inline int exit_code(ParseResult r) { return r == ParseResult::kHelp ? 0 : 2; }

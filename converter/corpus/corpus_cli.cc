@@ -201,7 +201,7 @@ int cmd_corpus(int argc, char** argv) {
       {"--caps-percent", &caps_arg, nullptr, "share of train pairs also added in capitals (default 4)", "N"},
       {"--max-held-out", &held_out_arg, nullptr, "pairs kept per held-out set and source (default 2000)", "N"}};
   if (auto r = parse_options("corpus", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
-  long caps_percent = 0, max_held_out = 0;
+  int64_t caps_percent = 0, max_held_out = 0;
   if (!parse_int_option("corpus", "--caps-percent", caps_arg, 0, 100, &caps_percent) ||
       !parse_int_option("corpus", "--max-held-out", held_out_arg, 1, 1000000000, &max_held_out)) {
     return 2;

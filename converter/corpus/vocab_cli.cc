@@ -1,6 +1,7 @@
 // pmt-convert vocab: trains the shared SentencePiece model on a prepared corpus's train split.
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
 #include <cstdio>
 #include <thread>
 
@@ -27,7 +28,7 @@ int cmd_vocab(int argc, char** argv) {
   if (auto r = parse_options("vocab", kUsage, argc, argv, options); r != ParseResult::kOk) {
     return exit_code(r);
   }
-  long vocab_size = 0;
+  int64_t vocab_size = 0;
   if (!parse_int_option("vocab", "--vocab-size", size_text, 8, 1 << 20, &vocab_size)) return 2;
 
   const std::filesystem::path dir = data_dir;
@@ -62,7 +63,7 @@ int cmd_vocab(int argc, char** argv) {
     std::fprintf(stderr, "pmt-convert vocab: %s\n", error.c_str());
     return 2;
   }
-  std::printf("wrote %s and %s (%ld pieces) in %.1f s\n", (dir / "spm.model").c_str(),
+  std::printf("wrote %s and %s (%" PRId64 " pieces) in %.1f s\n", (dir / "spm.model").c_str(),
               (dir / "spm.vocab").c_str(), vocab_size,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return 0;

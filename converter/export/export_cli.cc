@@ -79,7 +79,7 @@ int cmd_export(int argc, char** argv) {
   if (dtype == "int8") opts.dtype = DType::I8;
   else if (dtype == "f32") opts.dtype = DType::F32;
   else return usage_error("--dtype must be int8 or f32, got '" + dtype + "'");
-  long sentences = 0;
+  int64_t sentences = 0;
   if (!parse_int_option("export", "--calib-sentences", sentences_text, 1, 1000000, &sentences)) return 2;
   opts.calib_sentences = static_cast<size_t>(sentences);
   char* end = nullptr;

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
-#include <climits>
+#include <cstdint>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +45,7 @@ int fail(const std::string& message) {
   return 2;
 }
 
-bool parse_long(const char* option, const std::string& text, long min, long max, long* out) {
+bool parse_int(const char* option, const std::string& text, int64_t min, int64_t max, int64_t* out) {
   return parse_int_option("train", option, text, min, max, out);
 }
 
@@ -63,7 +63,7 @@ bool parse_double(const char* option, const std::string& text, double min, doubl
 
 // The op table of --profile: mean ms per step of each op, forward and backward, and what the step
 // spends outside the model (zero_grad, gradient norm, Adam).
-void print_profile(const train::OpProfile& p, long steps, double step_ms) {
+void print_profile(const train::OpProfile& p, int64_t steps, double step_ms) {
   const double scale = 1e3 / static_cast<double>(steps);
   double fwd = 0.0, bwd = 0.0;
   std::printf("| op | forward ms | backward ms | total ms | share |\n|---|--:|--:|--:|--:|\n");
@@ -81,7 +81,7 @@ void print_profile(const train::OpProfile& p, long steps, double step_ms) {
 
 // Times training steps on random full-length batches (no padding): the figure to compare with
 // PyTorch on the same shape (bench/torch_train_bench.py).
-int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_len, long steps, int threads,
+int run_benchmark(const ModelConfig& config, int64_t batch, int64_t src_len, int64_t tgt_len, int64_t steps, int threads,
                   uint64_t seed, bool profile, const std::string& gemm_name, const std::string& blas_core) {
   if (src_len > config.max_len || tgt_len > config.max_len) return fail("--src-len/--tgt-len exceed the preset's max_len");
   const auto B = static_cast<int32_t>(batch), S = static_cast<int32_t>(src_len), T = static_cast<int32_t>(tgt_len);
@@ -108,12 +108,13 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
       if (t + 1 < T) b.tgt_in[r * T + t + 1] = b.tgt_out[r * T + t];
     }
   }
-  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), %s GEMM, OpenBLAS %s kernels, %ld timed steps\n",
+  std::printf("benchmark: %zu parameters, B=%d S=%d T=%d, %d thread(s), %s GEMM, OpenBLAS %s kernels, %" PRId64
+              " timed steps\n",
               model.num_params(), B, S, T, threads, gemm_name.c_str(), blas_core.c_str(), steps);
   std::vector<double> ms;
   std::clock_t cpu_start = 0;
   train::OpProfile ops;
-  for (long i = 0; i < steps + 2; ++i) {
+  for (int64_t i = 0; i < steps + 2; ++i) {
     if (i == 2) {
       cpu_start = std::clock();
       if (profile) model.set_profile(&ops);
@@ -123,7 +124,7 @@ int run_benchmark(const ModelConfig& config, long batch, long src_len, long tgt_
     const train::StepResult r = train::train_step(&model, &adam, b, train::DropoutRng{seed, static_cast<uint64_t>(i + 1)}, lr, 0.0);
     const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!r.finite()) {
-      std::fprintf(stderr, "pmt-convert train: benchmark loss is not finite at step %ld\n", i + 1);
+      std::fprintf(stderr, "pmt-convert train: benchmark loss is not finite at step %" PRId64 "\n", i + 1);
       return 1;
     }
     if (i >= 2) ms.push_back(t);
@@ -248,8 +249,8 @@ int cmd_train(int argc, char** argv) {
     opt.config = c;
   }
   if (!vocab_size_s.empty()) {
-    long n = 0;
-    if (!parse_long("--vocab-size", vocab_size_s, 8, 1 << 20, &n)) return 2;
+    int64_t n = 0;
+    if (!parse_int("--vocab-size", vocab_size_s, 8, 1 << 20, &n)) return 2;
     if (have_config && n != opt.config.vocab_size) return fail("--vocab-size does not match the model in " + resume);
     opt.config.vocab_size = static_cast<int32_t>(n);
   }
@@ -266,21 +267,21 @@ int cmd_train(int argc, char** argv) {
 
   // Settings: explicit values win over the checkpoint's (the Trainer warns when they differ).
   train::TrainSettings& s = opt.settings;
-  long v = 0;
+  int64_t v = 0;
   if (!seed_s.empty()) {
-    if (!parse_long("--seed", seed_s, 0, LONG_MAX, &v)) return 2;
+    if (!parse_int("--seed", seed_s, 0, INT64_MAX, &v)) return 2;
     s.seed = static_cast<uint64_t>(v);
   }
   if (!batch_tokens_s.empty()) {
-    if (!parse_long("--batch-tokens", batch_tokens_s, 1, 1L << 30, &v)) return 2;
+    if (!parse_int("--batch-tokens", batch_tokens_s, 1, int64_t{1} << 30, &v)) return 2;
     s.batch_tokens = v;
   }
   if (!warmup_s.empty()) {
-    if (!parse_long("--warmup", warmup_s, 1, 1L << 40, &v)) return 2;
+    if (!parse_int("--warmup", warmup_s, 1, int64_t{1} << 40, &v)) return 2;
     s.warmup = v;
   }
   if (!threads_s.empty()) {
-    if (!parse_long("--threads", threads_s, 1, 256, &v)) return 2;
+    if (!parse_int("--threads", threads_s, 1, 256, &v)) return 2;
     s.threads = static_cast<int>(v);
   }
   if (!lr_scale_s.empty() && !parse_double("--lr-scale", lr_scale_s, 0.0, 1e38, &s.lr_scale)) return 2;
@@ -294,20 +295,20 @@ int cmd_train(int argc, char** argv) {
   const std::string gemm_name = train::gemm_backend_name(gemm_backend);
 
   if (benchmark) {
-    long B = 0, S = 0, T = 0, steps = 20;
-    if (!parse_long("--batch", batch_s, 1, 1 << 16, &B) || !parse_long("--src-len", src_len_s, 1, 1 << 16, &S) ||
-        !parse_long("--tgt-len", tgt_len_s, 1, 1 << 16, &T) ||
-        (!steps_s.empty() && !parse_long("--steps", steps_s, 1, 1L << 40, &steps)))
+    int64_t B = 0, S = 0, T = 0, steps = 20;
+    if (!parse_int("--batch", batch_s, 1, 1 << 16, &B) || !parse_int("--src-len", src_len_s, 1, 1 << 16, &S) ||
+        !parse_int("--tgt-len", tgt_len_s, 1, 1 << 16, &T) ||
+        (!steps_s.empty() && !parse_int("--steps", steps_s, 1, int64_t{1} << 40, &steps)))
       return 2;
     return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed, profile, gemm_name, blas_core);
   }
 
-  long steps = 1000, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
-  if ((!steps_s.empty() && !parse_long("--steps", steps_s, 1, 1L << 40, &steps)) ||
-      !parse_long("--log-every", log_every_s, 1, 1L << 40, &log_every) ||
-      !parse_long("--eval-every", eval_every_s, 0, 1L << 40, &eval_every) ||
-      !parse_long("--eval-sentences", eval_sentences_s, 1, 1L << 40, &eval_sentences) ||
-      !parse_long("--keep", keep_s, 1, 100000, &keep) || !parse_long("--average", average_s, 0, 100000, &average))
+  int64_t steps = 1000, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
+  if ((!steps_s.empty() && !parse_int("--steps", steps_s, 1, int64_t{1} << 40, &steps)) ||
+      !parse_int("--log-every", log_every_s, 1, int64_t{1} << 40, &log_every) ||
+      !parse_int("--eval-every", eval_every_s, 0, int64_t{1} << 40, &eval_every) ||
+      !parse_int("--eval-sentences", eval_sentences_s, 1, int64_t{1} << 40, &eval_sentences) ||
+      !parse_int("--keep", keep_s, 1, 100000, &keep) || !parse_int("--average", average_s, 0, 100000, &average))
     return 2;
   opt.steps = steps;
   opt.log_every = log_every;

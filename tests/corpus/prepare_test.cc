@@ -17,8 +17,9 @@ std::string key(int c, int v) { return "Genesis " + std::to_string(c) + ":" + st
 std::string english(int c, int v) {
   return "Verse " + std::to_string(c) + " " + std::to_string(v) + " of the book, where the people went out.";
 }
+// std::string first: GCC 12 warns (-Wrestrict, bug 105651) on "literal" + std::string&& here.
 std::string spanish(int c, int v) {
-  return "Versículo " + std::to_string(c) + " " + std::to_string(v) + " del libro, donde el pueblo salió.";
+  return std::string("Versículo ") + std::to_string(c) + " " + std::to_string(v) + " del libro, donde el pueblo salió.";
 }
 
 struct Dumps {

@@ -4,7 +4,8 @@
 // vectorizes those on its own); this layer is for what it does not: horizontal reductions kept in
 // registers, and exp.
 // Reductions add lanes in one fixed tree order, so every instruction set sums the same terms in
-// the same order (only FMA contraction may change the last bit).
+// the same order; the runtime and the trainer's ops are built with -ffp-contract=off, so no FMA
+// contraction changes a bit either: results are identical on every target.
 // The add-1.5*2^23 rounding trick here and in quantize needs IEEE arithmetic: no -ffast-math.
 #pragma once
 
