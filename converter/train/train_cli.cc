@@ -178,8 +178,9 @@ int cmd_train(int argc, char** argv) {
       {"--seed", &seed_s, nullptr, "initialization, batch order and dropout (default 1)", "N"},
       {"--threads", &threads_s, nullptr, "OpenBLAS threads (default 1); results are reproducible per count", "N"},
       {"--gemm", &gemm_s, nullptr,
-       "matrix products: fp32 (OpenBLAS) | bf16 (Intel AMX tiles, bfloat16 inputs, fp32 accumulation; exit 2 "
-       "without AMX) | auto (bf16 where AMX exists, else fp32) (default auto; a resume takes the checkpoint's)",
+       "matrix products: fp32 (OpenBLAS) | bf16 (bfloat16 inputs, fp32 accumulation, on Intel AMX tiles or "
+       "AVX512-BF16; exit 2 without either) | auto (bf16 where the CPU has it, else fp32) (default auto; a resume "
+       "takes the checkpoint's)",
        "NAME"},
       // run
       {"--out", &out_dir, nullptr, "run folder (default runs/<preset>)", "DIR"},
@@ -292,7 +293,10 @@ int cmd_train(int argc, char** argv) {
   train::GemmBackend gemm_backend = train::GemmBackend::kFp32;
   if (std::string err; !train::resolve_gemm_backend(gemm_s, &gemm_backend, &err)) return fail(err);
   train::set_gemm_backend(gemm_backend);
-  const std::string gemm_name = train::gemm_backend_name(gemm_backend);
+  const std::string gemm_name =
+      gemm_backend == train::GemmBackend::kBf16
+          ? std::string("bf16 (") + train::bf16_kernel_name(train::bf16_kernel()) + ")"
+          : train::gemm_backend_name(gemm_backend);
 
   if (benchmark) {
     int64_t B = 0, S = 0, T = 0, steps = 20;

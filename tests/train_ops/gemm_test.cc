@@ -135,12 +135,13 @@ struct Shape {
   int m, n, k;
 };
 
-// Runs the AMX product (bf16::gemm_amx, or gemm() for `via_gemm`) on random fp32 inputs and compares the checked rows (every row_step-th and the last)
+// Runs the bf16 product (bf16::gemm_bf16 on `kernel`, or gemm() for `via_gemm`) on random fp32
+// inputs and compares the checked rows (every row_step-th and the last)
 // with a double-precision product of the bf16-rounded inputs. A k-term fp32 accumulation is off by
 // at most gamma_k = k u / (1 - k u) of sum |a||b| (recursive summation), plus the rounding of the
 // alpha / beta step; so that is the tolerance. Returns the largest error seen relative to it.
-double check_bf16_gemm(bool ta, bool tb, Shape s, float alpha, float beta, int pad, int row_step, uint32_t seed,
-                       bool via_gemm) {
+double check_bf16_gemm(Bf16Kernel kernel, bool ta, bool tb, Shape s, float alpha, float beta, int pad, int row_step,
+                       uint32_t seed, bool via_gemm) {
   const int lda = (ta ? s.m : s.k) + pad, ldb = (tb ? s.k : s.n) + pad, ldc = s.n + pad;
   const std::vector<float> a = random_matrix(static_cast<size_t>(ta ? s.k : s.m) * lda, seed, false);
   const std::vector<float> b = random_matrix(static_cast<size_t>(tb ? s.n : s.k) * ldb, seed + 1, false);
@@ -149,7 +150,11 @@ double check_bf16_gemm(bool ta, bool tb, Shape s, float alpha, float beta, int p
     for (float& x : c) x = std::numeric_limits<float>::quiet_NaN();  // beta = 0 must not read c
   }
   const std::vector<float> c0 = c;
-  (via_gemm ? gemm : bf16::gemm_amx)(ta, tb, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  if (via_gemm) {
+    gemm(ta, tb, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  } else {
+    bf16::gemm_bf16(kernel, ta, tb, s.m, s.n, s.k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  }
   // op(b) rounded, column j at bt[j * k].
   std::vector<double> bt(static_cast<size_t>(s.n) * s.k), arow(s.k);
   for (int j = 0; j < s.n; ++j) {
@@ -192,94 +197,108 @@ struct BackendScope {
   ~BackendScope() { set_gemm_backend(GemmBackend::kFp32); }
 };
 
-TEST_CASE("--gemm values resolve; bf16 is refused without AMX") {
-  GemmBackend b = GemmBackend::kBf16Amx;
+// The bf16 kernels this CPU can run: the AVX-512 one wherever there is any (every AMX CPU has
+// AVX512-BF16), and AMX where it exists.
+std::vector<Bf16Kernel> runnable_kernels() {
+  std::vector<Bf16Kernel> kernels;
+  for (Bf16Kernel k : {Bf16Kernel::kAvx512, Bf16Kernel::kAmx}) {
+    if (static_cast<int>(bf16_kernel()) >= static_cast<int>(k)) kernels.push_back(k);
+  }
+  if (kernels.empty()) MESSAGE("this CPU or kernel has neither AVX512-BF16 nor AMX: the bf16 products are skipped");
+  return kernels;
+}
+
+TEST_CASE("--gemm values resolve; bf16 is refused without bf16 instructions") {
+  GemmBackend b = GemmBackend::kBf16;
   std::string err;
   CHECK(resolve_gemm_backend("fp32", &b, &err));
   CHECK(b == GemmBackend::kFp32);
   CHECK(resolve_gemm_backend("auto", &b, &err));
-  CHECK(b == (amx_bf16_available() ? GemmBackend::kBf16Amx : GemmBackend::kFp32));
-  CHECK(resolve_gemm_backend("bf16", &b, &err) == amx_bf16_available());
-  if (!amx_bf16_available()) {
-    CHECK(err.find("AMX") != std::string::npos);
-    CHECK_THROWS_AS(set_gemm_backend(GemmBackend::kBf16Amx), std::invalid_argument);
+  CHECK(b == (bf16_available() ? GemmBackend::kBf16 : GemmBackend::kFp32));
+  CHECK(resolve_gemm_backend("bf16", &b, &err) == bf16_available());
+  if (!bf16_available()) {
+    CHECK(err.find("AVX512-BF16") != std::string::npos);
+    CHECK_THROWS_AS(set_gemm_backend(GemmBackend::kBf16), std::invalid_argument);
   }
   CHECK_FALSE(resolve_gemm_backend("fp16", &b, &err));
   CHECK(err.find("fp16") != std::string::npos);
   CHECK(gemm_backend() == GemmBackend::kFp32);  // the default
+  MESSAGE("bf16 kernel here: " << std::string(bf16_kernel_name(bf16_kernel())));
 }
 
-TEST_CASE("bf16 AMX GEMM matches a double product of the rounded inputs") {
-  if (!amx_bf16_available()) {
-    MESSAGE("this CPU or kernel has no AMX-BF16: the AMX GEMM cases are skipped (rounding and packing still ran)");
-    return;
-  }
-  const BackendScope scope(GemmBackend::kBf16Amx);
-  openblas_set_num_threads(1);
-  double worst = 0.0;
-  uint32_t seed = 1;
-  const int sizes[] = {1, 17, 33, 257};
-  for (bool ta : {false, true}) {
-    for (bool tb : {false, true}) {
-      for (int m : sizes) {
-        for (int n : sizes) {
-          for (int k : sizes) {
-            CAPTURE(ta);
-            CAPTURE(tb);
-            CAPTURE(m);
-            CAPTURE(n);
-            CAPTURE(k);
-            const float alpha = (seed % 3 == 0) ? 1.f : (seed % 3 == 1 ? -0.75f : 0.125f);
-            const float beta = (seed % 4 == 0) ? 0.f : (seed % 4 == 1 ? 1.f : (seed % 4 == 2 ? -0.5f : 2.f));
-            worst = std::max(worst, check_bf16_gemm(ta, tb, {m, n, k}, alpha, beta, seed % 2 ? 5 : 0, 1, seed, false));
-            ++seed;
+TEST_CASE("bf16 GEMM (AVX512-BF16 and AMX) matches a double product of the rounded inputs") {
+  for (Bf16Kernel kernel : runnable_kernels()) {
+    const std::string kernel_name = bf16_kernel_name(kernel);
+    CAPTURE(kernel_name);
+    openblas_set_num_threads(1);
+    double worst = 0.0;
+    uint32_t seed = 1;
+    const int sizes[] = {1, 9, 17, 33, 257};
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        for (int m : sizes) {
+          for (int n : sizes) {
+            for (int k : sizes) {
+              CAPTURE(ta);
+              CAPTURE(tb);
+              CAPTURE(m);
+              CAPTURE(n);
+              CAPTURE(k);
+              const float alpha = (seed % 3 == 0) ? 1.f : (seed % 3 == 1 ? -0.75f : 0.125f);
+              const float beta = (seed % 4 == 0) ? 0.f : (seed % 4 == 1 ? 1.f : (seed % 4 == 2 ? -0.5f : 2.f));
+              worst = std::max(worst, check_bf16_gemm(kernel, ta, tb, {m, n, k}, alpha, beta, seed % 2 ? 5 : 0, 1,
+                                                      seed, false));
+              ++seed;
+            }
           }
         }
       }
     }
+    MESSAGE(std::string(bf16_kernel_name(kernel)) << ": largest error seen: " << worst << " of the fp32 accumulation bound");
   }
-  // The trainer's shapes (general preset, 4,000-token batches), through gemm(): linear forward,
-  // output projection, weight gradients; every 97th row (and the last) checked.
+  if (!bf16_available()) return;
+  // The trainer's shapes (general preset, 4,000-token batches), through gemm() on this CPU's best
+  // kernel: linear forward, output projection, weight gradients; every 97th row (and the last) checked.
+  const BackendScope scope(GemmBackend::kBf16);
   const struct {
     bool ta, tb;
     Shape s;
   } real[] = {{false, true, {4000, 256, 256}}, {false, false, {4000, 256, 256}}, {true, false, {256, 256, 4000}},
               {false, true, {4000, 8000, 256}}, {false, false, {4000, 256, 8000}}, {true, false, {8000, 256, 4000}}};
+  uint32_t seed = 1000;
   for (const auto& r : real) {
     CAPTURE(r.ta);
     CAPTURE(r.tb);
     CAPTURE(r.s.m);
     CAPTURE(r.s.n);
     CAPTURE(r.s.k);
-    worst = std::max(worst, check_bf16_gemm(r.ta, r.tb, r.s, 1.f, r.ta ? 1.f : 0.f, 0, 97, seed++, true));
+    check_bf16_gemm(bf16_kernel(), r.ta, r.tb, r.s, 1.f, r.ta ? 1.f : 0.f, 0, 97, seed++, true);
   }
-  MESSAGE("largest error seen: " << worst << " of the fp32 accumulation bound");
 }
 
-TEST_CASE("bf16 AMX GEMM gives the same bits on 1 and 2 threads") {
-  if (!amx_bf16_available()) {
-    MESSAGE("this CPU or kernel has no AMX-BF16: skipped");
-    return;
-  }
-  const BackendScope scope(GemmBackend::kBf16Amx);
-  for (const Shape s : {Shape{1000, 700, 300}, Shape{40, 2000, 600}}) {
-    const std::vector<float> a = random_matrix(static_cast<size_t>(s.m) * s.k, 7, false);
-    const std::vector<float> b = random_matrix(static_cast<size_t>(s.k) * s.n, 8, false);
-    std::vector<float> c1(static_cast<size_t>(s.m) * s.n), c2(c1.size());
-    openblas_set_num_threads(1);
-    gemm(false, false, s.m, s.n, s.k, 1.f, a.data(), s.k, b.data(), s.n, 0.f, c1.data(), s.n);
-    openblas_set_num_threads(2);
-    gemm(false, false, s.m, s.n, s.k, 1.f, a.data(), s.k, b.data(), s.n, 0.f, c2.data(), s.n);
-    openblas_set_num_threads(1);
-    CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)) == 0);
+TEST_CASE("bf16 GEMM gives the same bits on 1 and 2 threads") {
+  for (Bf16Kernel kernel : runnable_kernels()) {
+    const std::string kernel_name = bf16_kernel_name(kernel);
+    CAPTURE(kernel_name);
+    for (const Shape s : {Shape{1000, 700, 300}, Shape{40, 2000, 600}}) {
+      const std::vector<float> a = random_matrix(static_cast<size_t>(s.m) * s.k, 7, false);
+      const std::vector<float> b = random_matrix(static_cast<size_t>(s.k) * s.n, 8, false);
+      std::vector<float> c1(static_cast<size_t>(s.m) * s.n), c2(c1.size());
+      openblas_set_num_threads(1);
+      bf16::gemm_bf16(kernel, false, false, s.m, s.n, s.k, 1.f, a.data(), s.k, b.data(), s.n, 0.f, c1.data(), s.n);
+      openblas_set_num_threads(2);
+      bf16::gemm_bf16(kernel, false, false, s.m, s.n, s.k, 1.f, a.data(), s.k, b.data(), s.n, 0.f, c2.data(), s.n);
+      openblas_set_num_threads(1);
+      CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)) == 0);
+    }
   }
 }
 
 TEST_CASE("the fp32 backend, and the bf16 backend's small products, are cblas_sgemm for every transpose") {
-  const int m = 5, n = 6, k = 7;  // far below the AMX threshold, like the attention of short sentences
+  const int m = 5, n = 6, k = 7;  // far below the bf16 threshold, like the attention of short sentences
   const std::vector<float> a = random_matrix(m * k, 11, false), b = random_matrix(k * n, 12, false);
-  for (int backend = 0; backend < (amx_bf16_available() ? 2 : 1); ++backend) {
-    const BackendScope scope(backend ? GemmBackend::kBf16Amx : GemmBackend::kFp32);
+  for (int backend = 0; backend < (bf16_available() ? 2 : 1); ++backend) {
+    const BackendScope scope(backend ? GemmBackend::kBf16 : GemmBackend::kFp32);
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         std::vector<float> c = random_matrix(m * n, 13, false), want = c;

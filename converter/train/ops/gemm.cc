@@ -116,28 +116,50 @@ namespace {
 
 std::atomic<GemmBackend> g_backend{GemmBackend::kFp32};
 
-bool detect_amx_bf16() {
 #if defined(__x86_64__) && defined(__linux__)
+// XCR0: the state the OS saves on a context switch.
+uint64_t xcr0() {
+  uint32_t lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return lo | static_cast<uint64_t>(hi) << 32;
+}
+
+bool detect_avx512_bf16() {
+  if (!bf16::avx512_kernel_built()) return false;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27))) return false;  // OSXSAVE
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(ebx & (1u << 16))) return false;  // AVX512F
+  if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) || !(eax & (1u << 5))) return false;   // AVX512_BF16
+  return (xcr0() & 0xE6) == 0xE6;  // SSE, AVX, opmask and both ZMM halves saved
+}
+
+bool detect_amx_bf16() {
   if (!bf16::amx_kernel_built()) return false;
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27))) return false;  // OSXSAVE
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   if (!(edx & (1u << 22)) || !(edx & (1u << 24))) return false;  // AMX-BF16, AMX-TILE
-  uint32_t xcr0_lo = 0, xcr0_hi = 0;
-  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-  if ((xcr0_lo & (3u << 17)) != (3u << 17)) return false;  // XTILECFG and XTILEDATA state enabled
+  if ((xcr0() & (3u << 17)) != (3u << 17)) return false;          // XTILECFG and XTILEDATA state enabled
   // Linux hands out the 8 KiB tile state only on request (ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
   // without it the first tile instruction kills the process.
   constexpr int kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
   return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+}
+#endif
+
+Bf16Kernel detect_bf16_kernel() {
+#if defined(__x86_64__) && defined(__linux__)
+  // Every AMX CPU has AVX512-BF16 too; the AVX-512 kernel is the one the tests can run on both.
+  if (!detect_avx512_bf16()) return Bf16Kernel::kNone;
+  return detect_amx_bf16() ? Bf16Kernel::kAmx : Bf16Kernel::kAvx512;
 #else
-  return false;
+  return Bf16Kernel::kNone;
 #endif
 }
 
 // Products below this many multiply-adds run on OpenBLAS in fp32 whatever the backend: packing
 // them costs more than the tiles save (the attention's per-head products of short sentences).
-constexpr long kAmxMinMacs = 1L << 18;
+constexpr long kBf16MinMacs = 1L << 18;
 
 // Products below this many multiply-adds stay on the calling thread: waking a worker costs more
 // (and the attention's small products already run on the model's threads).
@@ -177,8 +199,9 @@ thread_local PackBuffer t_packed_a, t_packed_b;
 
 }  // namespace
 
-void bf16::gemm_amx(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
-                    const float* b, int ldb, float beta, float* c, int ldc) {
+void bf16::gemm_bf16(Bf16Kernel kernel, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a,
+                     int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  const auto multiply = kernel == Bf16Kernel::kAmx ? amx_multiply : avx512_multiply;
   const int kp = round_up(k, kKBlock), a_panels = panels(m), b_panels = panels(n);
   uint16_t* pa = t_packed_a.reserve(static_cast<size_t>(a_panels) * kTileRows * kp);
   uint16_t* pb = t_packed_b.reserve(static_cast<size_t>(b_panels) * kTileRows * kp);
@@ -189,7 +212,7 @@ void bf16::gemm_amx(bool trans_a, bool trans_b, int m, int n, int k, float alpha
   if (parts <= 1) {
     pack_a(pa, a, lda, trans_a, m, k, 0, a_panels);
     pack_b(pb, b, ldb, trans_b, k, n, 0, b_panels);
-    amx_multiply(pa, pb, kp, m, n, 0, a_panels, 0, b_panels, alpha, beta, c, ldc);
+    multiply(pa, pb, kp, m, n, 0, a_panels, 0, b_panels, alpha, beta, c, ldc);
     return;
   }
   // Both operands packed by all threads, then the result split along its longer side (in pairs of
@@ -203,37 +226,48 @@ void bf16::gemm_amx(bool trans_a, bool trans_b, int m, int n, int k, float alpha
   gemm_pool().for_chunks(static_cast<size_t>(parts), pack);
   const bool split_rows = a_panels >= b_panels;
   const int pairs = ((split_rows ? a_panels : b_panels) + 1) / 2;
-  auto multiply = [&](size_t, size_t begin, size_t end) {
+  auto multiply_parts = [&](size_t, size_t begin, size_t end) {
     for (size_t part = begin; part < end; ++part) {
       const int lo = static_cast<int>(2 * (pairs * part / parts));
       const int hi = std::min(static_cast<int>(2 * (pairs * (part + 1) / parts)), split_rows ? a_panels : b_panels);
       if (split_rows) {
-        amx_multiply(pa, pb, kp, m, n, lo, hi, 0, b_panels, alpha, beta, c, ldc);
+        multiply(pa, pb, kp, m, n, lo, hi, 0, b_panels, alpha, beta, c, ldc);
       } else {
-        amx_multiply(pa, pb, kp, m, n, 0, a_panels, lo, hi, alpha, beta, c, ldc);
+        multiply(pa, pb, kp, m, n, 0, a_panels, lo, hi, alpha, beta, c, ldc);
       }
     }
   };
-  gemm_pool().for_chunks(static_cast<size_t>(parts), multiply);
+  gemm_pool().for_chunks(static_cast<size_t>(parts), multiply_parts);
 }
 
-const char* gemm_backend_name(GemmBackend backend) { return backend == GemmBackend::kBf16Amx ? "bf16" : "fp32"; }
+const char* gemm_backend_name(GemmBackend backend) { return backend == GemmBackend::kBf16 ? "bf16" : "fp32"; }
 
-bool amx_bf16_available() {
-  static const bool available = detect_amx_bf16();
-  return available;
+Bf16Kernel bf16_kernel() {
+  static const Bf16Kernel kernel = detect_bf16_kernel();
+  return kernel;
+}
+
+bool bf16_available() { return bf16_kernel() != Bf16Kernel::kNone; }
+
+const char* bf16_kernel_name(Bf16Kernel kernel) {
+  switch (kernel) {
+    case Bf16Kernel::kAmx: return "AMX";
+    case Bf16Kernel::kAvx512: return "AVX512-BF16";
+    case Bf16Kernel::kNone: break;
+  }
+  return "none";
 }
 
 bool resolve_gemm_backend(const std::string& name, GemmBackend* out, std::string* error) {
-  if (name == "fp32" || (name == "auto" && !amx_bf16_available())) {
+  if (name == "fp32" || (name == "auto" && !bf16_available())) {
     *out = GemmBackend::kFp32;
   } else if (name == "bf16" || name == "auto") {
-    if (!amx_bf16_available()) {
-      *error = "--gemm bf16 needs Intel AMX (AMX-TILE and AMX-BF16, Sapphire Rapids or later, Linux 5.16+); this "
-               "CPU or kernel has none: use --gemm fp32 or auto";
+    if (!bf16_available()) {
+      *error = "--gemm bf16 needs Intel AMX or AVX512-BF16 (Cooper Lake, Sapphire Rapids, AMD Zen 4 or later, "
+               "Linux); this CPU or kernel has neither: use --gemm fp32 or auto";
       return false;
     }
-    *out = GemmBackend::kBf16Amx;
+    *out = GemmBackend::kBf16;
   } else {
     *error = "--gemm must be fp32, bf16 or auto, got '" + name + "'";
     return false;
@@ -242,8 +276,8 @@ bool resolve_gemm_backend(const std::string& name, GemmBackend* out, std::string
 }
 
 void set_gemm_backend(GemmBackend backend) {
-  if (backend == GemmBackend::kBf16Amx && !amx_bf16_available())
-    throw std::invalid_argument("the bf16 GEMM needs Intel AMX, which this CPU or kernel lacks");
+  if (backend == GemmBackend::kBf16 && !bf16_available())
+    throw std::invalid_argument("the bf16 GEMM needs AMX or AVX512-BF16, which this CPU or kernel lacks");
   g_backend.store(backend, std::memory_order_relaxed);
 }
 
@@ -252,8 +286,8 @@ GemmBackend gemm_backend() { return g_backend.load(std::memory_order_relaxed); }
 void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
           int ldb, float beta, float* c, int ldc) {
   if (m <= 0 || n <= 0) return;
-  if (gemm_backend() == GemmBackend::kBf16Amx && static_cast<long>(m) * n * k >= kAmxMinMacs) {
-    bf16::gemm_amx(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (gemm_backend() == GemmBackend::kBf16 && static_cast<long>(m) * n * k >= kBf16MinMacs) {
+    bf16::gemm_bf16(bf16_kernel(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha,

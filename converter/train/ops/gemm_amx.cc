@@ -1,5 +1,5 @@
-// The AMX tile kernel of the bf16 GEMM. The only file compiled with the AMX and AVX-512 flags
-// (converter/CMakeLists.txt), and only ever called once amx_bf16_available() said yes.
+// The AMX tile kernel of the bf16 GEMM. The only file compiled with the AMX flags
+// (converter/CMakeLists.txt), and only ever called once bf16_kernel() said kAmx.
 #include "train/ops/gemm_bf16.h"
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512F__)
@@ -99,38 +99,19 @@ bool amx_kernel_built() { return true; }
 void amx_multiply(const uint16_t* pa, const uint16_t* pb, int kp, int m, int n, int a_begin, int a_end, int b_begin,
                   int b_end, float alpha, float beta, float* c, int ldc) {
   configure_tiles();
-  const size_t panel = static_cast<size_t>(kTileRows) * kp;
-  // Blocked for the caches: k in chunks of 512, so that a pair of A panels (32 KiB) stays in L1
-  // while it meets the B panels of a column chunk (512 KiB, in L2). The chunks' partial sums add
-  // up in c in fp32 (the first applies beta, the others add on).
-  constexpr int kChunkBlocks = 16;
-  const int b_chunk = std::max(2, (512 << 10) / (kChunkBlocks * kTileElems * static_cast<int>(sizeof(uint16_t))));
-  for (int kb0 = 0; kb0 < kp / kKBlock; kb0 += kChunkBlocks) {
-    const int kblocks = std::min(kChunkBlocks, kp / kKBlock - kb0);
-    const float chunk_beta = kb0 == 0 ? beta : 1.f;
-    for (int b0 = b_begin; b0 < b_end; b0 += b_chunk) {
-      const int b1 = std::min(b_end, b0 + b_chunk);
-      for (int i = a_begin; i < a_end; i += 2) {
-        const int row = i * kTileRows, rows = m - row;
-        const uint16_t* a = pa + i * panel + static_cast<size_t>(kb0) * kTileElems;
-        for (int j = b0; j < b1; j += 2) {
-          const int col = j * kTileRows, cols = n - col;
-          const uint16_t* b = pb + j * panel + static_cast<size_t>(kb0) * kTileElems;
-          float* out = c + static_cast<long>(row) * ldc + col;
-          const bool two_a = i + 1 < a_end, two_b = j + 1 < b1;
-          if (two_a && two_b) {
-            block<2, 2>(a, b, panel, kblocks, out, ldc, rows, cols, alpha, chunk_beta);
-          } else if (two_a) {
-            block<2, 1>(a, b, panel, kblocks, out, ldc, rows, cols, alpha, chunk_beta);
-          } else if (two_b) {
-            block<1, 2>(a, b, panel, kblocks, out, ldc, rows, cols, alpha, chunk_beta);
-          } else {
-            block<1, 1>(a, b, panel, kblocks, out, ldc, rows, cols, alpha, chunk_beta);
-          }
-        }
-      }
+  auto tiles = [](bool two_a, bool two_b, const uint16_t* a, const uint16_t* b, size_t panel, int kblocks, float* c,
+                  int ldc, int rows, int cols, float alpha, float beta) {
+    if (two_a && two_b) {
+      block<2, 2>(a, b, panel, kblocks, c, ldc, rows, cols, alpha, beta);
+    } else if (two_a) {
+      block<2, 1>(a, b, panel, kblocks, c, ldc, rows, cols, alpha, beta);
+    } else if (two_b) {
+      block<1, 2>(a, b, panel, kblocks, c, ldc, rows, cols, alpha, beta);
+    } else {
+      block<1, 1>(a, b, panel, kblocks, c, ldc, rows, cols, alpha, beta);
     }
-  }
+  };
+  multiply_blocked(tiles, pa, pb, kp, m, n, a_begin, a_end, b_begin, b_end, alpha, beta, c, ldc);
 }
 
 }  // namespace pmt::train::bf16
