@@ -9,6 +9,10 @@ Model: per-layer self-attention cache, cross-attention K/V once per batch) in wh
 leaves the batch at its EOS. Decoding rules as the PocketMT runtime's with --no-repeat-ngram 0:
 output bound 2 x source tokens (EOS included) + 10, within min(max_src + 50, model max_len)
 tokens; a line over --max-src tokens (EOS included) or empty gives an empty output line.
+--beam K > 1: the runtime's beam search (runtime/src/search.cc) step for step: every live
+hypothesis proposes its best min(2K, V) extensions, the K best non-EOS ones go on, an EOS among
+the first K candidates finishes a hypothesis, a sentence ends with K finished or at its length
+bound, and the best finished one by log_prob / ((5 + length) / 6)^alpha is the output.
 fp32, or torch's dynamic int8 (quantize_dynamic on every nn.Linear). Prints lines/s, target
 tokens/s (EOS excluded, as pmt-bench counts) and peak RSS; writes the translations in input order.
 
@@ -67,7 +71,73 @@ def greedy_batch(model, sources, max_tgt):
     return out
 
 
-def translate_lines(model, sp, lines, batch, max_src, max_tgt):
+def beam_batch(model, sources, max_tgt, k, alpha):
+    """Beam search over `sources` (id lists, EOS included) with the runtime's rules: the output
+    ids, EOS excluded. The rows of every sentence's live hypotheses decode together; a step's
+    survivors select (and copy) their parents' cache rows."""
+    width = max(len(s) for s in sources)
+    src = torch.full((len(sources), width), model.eos)
+    for i, s in enumerate(sources):
+        src[i, :len(s)] = torch.tensor(s)
+    mask = tdb.padding_mask([len(s) for s in sources], width)
+    bounds = [min(2 * len(s) + 10, max_tgt) for s in sources]
+    state = model.start(model.encode(src, mask), max(bounds), mask)
+    # live[b]: (log_prob, tokens) of sentence b's hypotheses, in the order of their rows.
+    live = {b: [(0.0, [])] for b in range(len(sources))}
+    finished = {b: [] for b in range(len(sources))}  # (score, log_prob, tokens)
+    out = [[] for _ in sources]
+    per_hyp = min(2 * k, model.embed.shape[0])
+    tok = torch.full((len(sources), 1), model.bos)
+    for pos in range(max(bounds)):
+        logp = torch.log_softmax(model.decode(tok, pos, state)[:, -1], dim=-1)
+        top_val, top_idx = logp.topk(per_hyp, dim=-1)
+        top_val, top_idx = top_val.tolist(), top_idx.tolist()
+        parents, tokens, row, next_live = [], [], 0, {}
+        for b, hyps in live.items():
+            cands = []
+            for j, (base, _) in enumerate(hyps):
+                cands += [(base + v, t, row + j) for v, t in zip(top_val[row + j], top_idx[row + j])]
+            cands.sort(key=lambda c: -c[0])
+            norm = ((5 + pos + 1) / 6) ** alpha
+
+            def finish(c, complete):
+                hist = hyps[c[2] - row][1] + ([] if complete else [c[1]])
+                entry = (c[0] / norm, c[0], hist)
+                fin = finished[b]
+                if len(fin) < k:
+                    fin.append(entry)
+                else:
+                    worst = min(range(k), key=lambda i: fin[i][0])
+                    if entry[0] > fin[worst][0]:
+                        fin[worst] = entry
+            keep = []
+            for i, c in enumerate(cands):
+                if len(keep) == k:
+                    break
+                if c[1] == model.eos:
+                    if i < k:
+                        finish(c, True)
+                    continue
+                keep.append(c)
+            if len(finished[b]) < k and pos + 1 == bounds[b]:
+                for c in keep:
+                    finish(c, False)
+                keep = []
+            row += len(hyps)
+            if len(finished[b]) >= k or not keep:
+                out[b] = max(finished[b], key=lambda f: f[0])[2]
+                continue
+            next_live[b] = [(c[0], hyps[c[2] - (row - len(hyps))][1] + [c[1]]) for c in keep]
+            parents += [c[2] for c in keep]
+            tokens += [c[1] for c in keep]
+        if not next_live:
+            break
+        state, live = model.keep_rows(state, torch.tensor(parents)), next_live
+        tok = torch.tensor(tokens)[:, None]
+    return out
+
+
+def translate_lines(model, sp, lines, batch, max_src, max_tgt, beam=1, alpha=0.6):
     """Translations of `lines` in input order, their tokens (EOS excluded), the indices of the
     lines rejected as too long."""
     ids = [sp.encode(line) + [model.eos] if line.strip() else [] for line in lines]
@@ -76,7 +146,10 @@ def translate_lines(model, sp, lines, batch, max_src, max_tgt):
     out = [[] for _ in lines]
     for b in range(0, len(order), batch):
         chunk = order[b:b + batch]
-        for i, t in zip(chunk, greedy_batch(model, [ids[i] for i in chunk], max_tgt)):
+        sources = [ids[i] for i in chunk]
+        result = greedy_batch(model, sources, max_tgt) if beam == 1 else \
+            beam_batch(model, sources, max_tgt, beam, alpha)
+        for i, t in zip(chunk, result):
             out[i] = t
     return [sp.decode(t) for t in out], sum(len(t) for t in out), rejected
 
@@ -141,14 +214,16 @@ def main():
                          "torch's engines on the first batches of the file")
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
     ap.add_argument("--batch", type=int, default=16, help="sentences per batch")
+    ap.add_argument("--beam", type=int, default=1, help="beam size (default 1: greedy)")
+    ap.add_argument("--alpha", type=float, default=0.6, help="length penalty of the beam search (default 0.6)")
     ap.add_argument("--lines", type=int, default=0, help="translate the first N lines only (0: all)")
     ap.add_argument("--max-src", type=int, default=128,
                     help="longest source in tokens with EOS, as the runtime's max_src_len (default 128)")
     ap.add_argument("--output", help="write the translations here, one line per input line")
     ap.add_argument("--json", help="write the result row here")
     args = ap.parse_args()
-    if args.threads < 1 or args.batch < 1 or args.lines < 0 or args.max_src < 2:
-        ap.error("threads and batch must be >= 1, lines >= 0, max-src >= 2")
+    if args.threads < 1 or args.batch < 1 or args.beam < 1 or args.lines < 0 or args.max_src < 2:
+        ap.error("threads, batch and beam must be >= 1, lines >= 0, max-src >= 2")
 
     import_torch(args.threads)
     try:
@@ -184,10 +259,11 @@ def main():
                 pick_engine(model, sp, lines, args.batch, max_src, max_tgt, engines)
             model = quantized(model, qengine)
         # Warm-up on the first batch: allocator and thread pool, as pmt-bench's first pass.
-        translate_lines(model, sp, lines[:args.batch], args.batch, max_src, max_tgt)
+        search = (args.beam, args.alpha)
+        translate_lines(model, sp, lines[:args.batch], args.batch, max_src, max_tgt, *search)
         reset_peak_rss()
         t0 = time.perf_counter()
-        out, target_tokens, rejected = translate_lines(model, sp, lines, args.batch, max_src, max_tgt)
+        out, target_tokens, rejected = translate_lines(model, sp, lines, args.batch, max_src, max_tgt, *search)
         seconds = time.perf_counter() - t0
     for i in rejected:
         print(f"torch_translate_file: line {i + 1}: longer than {max_src} tokens, left empty", file=sys.stderr)
@@ -201,7 +277,7 @@ def main():
         "rejected": len(rejected),
         "threads": args.threads,
         "batch": args.batch,
-        "beam": 1,
+        "beam": args.beam,
         "seconds": seconds,
         "lines_per_s": len(lines) / seconds,
         "target_tokens": target_tokens,
@@ -210,6 +286,7 @@ def main():
     }
     eng = f" ({qengine})" if qengine else ""
     print(f"pytorch {torch.__version__} {args.precision}{eng}, {args.threads} thread(s), batch {args.batch}, "
+          f"beam {args.beam}, "
           f"{len(lines)} lines in {seconds:.2f} s: {row['lines_per_s']:.1f} lines/s, "
           f"{row['target_tokens_per_s']:.0f} target tokens/s, peak RSS {row['peak_rss_mb']:.1f} MB")
     if args.output:
