@@ -69,7 +69,8 @@ int parse_args(int argc, char** argv, Args* a) {
   app.add_option("-i,--input", a->input, "read the text from FILE instead of stdin")->type_name("FILE");
   app.add_option("--output", a->output, "write the translations to FILE instead of stdout")->type_name("FILE");
   app.add_option("-b,--beam", a->translate.beam, "beam size, 1 = greedy (default 4)")->type_name("K")->check(positive);
-  app.add_option("--alpha", a->translate.alpha, "length penalty exponent (default 0.6)")
+  app.add_option("--alpha", a->translate.alpha,
+                 "length penalty exponent (default: the model's own, 0.6 where the file has none)")
       ->type_name("A")
       ->check(pmt::cli::real_range(0, 1e30));
   app.add_option("-t,--threads", a->load.threads, "threads (default 1)")->type_name("N")->check(positive);

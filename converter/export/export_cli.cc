@@ -46,7 +46,7 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
-  std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1";
+  std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1", alpha_text;
   bool quiet = false;
   const Option options[] = {
       {"--checkpoint", &checkpoint_path, nullptr, "checkpoint (pmt-convert train, or PyTorch weights under README names)", "FILE"},
@@ -61,6 +61,9 @@ int cmd_export(int argc, char** argv) {
       {"--channel-margin", &margin_text, nullptr,
        "widen each output channel's calibrated range M times, M >= 1 (default 1.1: headroom for inputs unlike the "
        "calibration pairs); 0: no per-channel ranges (one output scale per Linear, 66 KB less)", "M"},
+      {"--alpha", &alpha_text, nullptr,
+       "the length penalty translations get by default (metadata decode.alpha; choose it on validation data, "
+       "docs/model-format.md); without it the runtime uses 0.6", "A"},
       {"--quiet", nullptr, &quiet, "no calibration progress on stderr"},
   };
   if (ParseResult r = parse_options("export", kUsage, argc, argv, options); r != ParseResult::kOk)
@@ -91,6 +94,17 @@ int cmd_export(int argc, char** argv) {
       !(opts.channel_margin == 0.0 || (opts.channel_margin >= 1.0 && opts.channel_margin <= 100.0)))
     return usage_error("--channel-margin must be 0 or a number in [1, 100], got '" + margin_text + "'");
   if (opts.dtype == DType::I8 && calib_prefix.empty()) return usage_error("--dtype int8 needs --calib-data");
+  std::string alpha_metadata;
+  if (!alpha_text.empty()) {
+    const double alpha = std::strtod(alpha_text.c_str(), &end);
+    if (*end != '\0' || !(alpha >= 0.0 && alpha <= 100.0))
+      return usage_error("--alpha must be a number in [0, 100], got '" + alpha_text + "'");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", alpha);  // the plain decimal the loader reads
+    alpha_metadata = buf;
+    alpha_metadata.erase(alpha_metadata.find_last_not_of('0') + 1);
+    if (alpha_metadata.back() == '.') alpha_metadata.pop_back();
+  }
 
   StFile checkpoint;
   if (std::string why = read_safetensors(checkpoint_path, &checkpoint); !why.empty()) return input_error(why);
@@ -122,6 +136,7 @@ int cmd_export(int argc, char** argv) {
                                                   {"tokenizer_file", spm_path},
                                                   {"exported_by", "pmt-convert export"}};
   if (opts.dtype == DType::I8) metadata["calibration_data"] = calib_prefix + "." + src + " / ." + tgt;
+  if (!alpha_metadata.empty()) metadata["decode.alpha"] = alpha_metadata;
   std::vector<uint8_t> bytes;
   cli::Progress progress("pmt-convert export: calibration", 0, "pairs", quiet);
   opts.progress = [&progress](size_t done, size_t total) {

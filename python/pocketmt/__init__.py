@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from typing import Iterable, Iterator, List, Sequence, Tuple, Union
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ._native import (
     BackendError,
@@ -59,6 +59,15 @@ class _Failure:
 _END = object()  # the streaming worker is done
 
 
+def _alpha(length_penalty: Optional[float]) -> float:
+    """The runtime's alpha: None asks for the model's own (the runtime's negative value)."""
+    if length_penalty is None:
+        return -1.0
+    if not length_penalty >= 0:
+        raise InvalidArgumentError(f"length_penalty = {length_penalty} must be >= 0 (None: the model's own)")
+    return length_penalty
+
+
 class Translator:
     """A loaded ``.pmt`` model. Loading makes every allocation (the model mapping, XNNPACK's
     packed weights, one arena sized by the limits below); translating then reuses them.
@@ -96,7 +105,7 @@ class Translator:
         self,
         texts: Iterable[Text],
         beam_size: int = 4,
-        length_penalty: float = 0.6,
+        length_penalty: Optional[float] = None,
         max_length: int = 0,
         no_repeat_ngram: int = 4,
         return_scores: bool = False,
@@ -110,7 +119,8 @@ class Translator:
                 are kept). Use ``translate_iterable`` for inputs too large to hold at once.
             beam_size: 1 = greedy; up to ``max_beam``.
             length_penalty: alpha of Wu et al. 2016 (hypotheses ranked by
-                log_prob / ((5 + n) / 6) ** alpha); 0 ranks by log-probability alone.
+                log_prob / ((5 + n) / 6) ** alpha); 0 ranks by log-probability alone; None:
+                the model's own (``model_info["default_length_penalty"]``).
             max_length: most output tokens per sentence, EOS included, at most ``max_tgt_len``;
                 0 = 2 x source tokens + 10 (a bound relative to the source).
             no_repeat_ngram: n > 0 forbids any output n-gram from occurring twice in a sentence
@@ -132,7 +142,7 @@ class Translator:
             InvalidArgumentError: (a ValueError) a search option out of range.
         """
         return self._impl.translate_texts(
-            texts, beam_size, length_penalty, max_length, no_repeat_ngram, split, language, return_scores
+            texts, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, split, language, return_scores
         )
 
     def translate_iterable(
@@ -161,7 +171,7 @@ class Translator:
         self,
         text: Text,
         beam_size: int = 4,
-        length_penalty: float = 0.6,
+        length_penalty: Optional[float] = None,
         max_length: int = 0,
         no_repeat_ngram: int = 4,
         split: bool = True,
@@ -180,7 +190,7 @@ class Translator:
         def work() -> None:
             try:
                 self._impl.stream_text(
-                    text, beam_size, length_penalty, max_length, no_repeat_ngram, split, language, pieces.put
+                    text, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, split, language, pieces.put
                 )
             except BaseException as exc:  # handed to the consumer, raised there
                 pieces.put(_Failure(exc))
@@ -204,7 +214,7 @@ class Translator:
         self,
         sources: Iterable[Ids],
         beam_size: int = 4,
-        length_penalty: float = 0.6,
+        length_penalty: Optional[float] = None,
         max_length: int = 0,
         no_repeat_ngram: int = 4,
         return_scores: bool = False,
@@ -228,7 +238,7 @@ class Translator:
             InvalidArgumentError: (a ValueError) an id outside the vocabulary, or bad options.
         """
         return self._impl.translate_ids(
-            sources, beam_size, length_penalty, max_length, no_repeat_ngram, return_scores
+            sources, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, return_scores
         )
 
     def score(self, sources: Iterable[Ids], targets: Iterable[Ids]) -> List[float]:
@@ -251,7 +261,8 @@ class Translator:
     def model_info(self) -> dict:
         """What ``pmt-convert inspect`` reports of the model, and the limits set at load:
         ``path``, ``quantized`` (int8 weights), ``vocab_size``, ``arena_bytes`` (the one
-        activation/cache allocation), ``config`` (d_model, n_heads, d_ff, layers, max_len,
+        activation/cache allocation), ``default_length_penalty`` (the alpha stored in the
+        model file, else 0.6), ``config`` (d_model, n_heads, d_ff, layers, max_len,
         pre_ln, ln_eps, special ids) and ``limits`` (max_batch, max_src_len, max_tgt_len,
         max_beam, threads as resolved at load)."""
         return self._impl.model_info()

@@ -381,6 +381,7 @@ class PyTranslator {
     info["quantized"] = translator_->quantized();
     info["vocab_size"] = c.vocab_size;
     info["arena_bytes"] = translator_->arena_bytes();
+    info["default_length_penalty"] = translator_->default_alpha();
     info["config"] = config;
     info["limits"] = limits;
     return info;

@@ -16,7 +16,7 @@ from conftest import BIBLE_MODEL, BIBLE_SAMPLE, DEFAULT_MODEL, DEFAULT_SPM, SOUR
 
 # (CLI options, the same as Python keyword arguments)
 SEARCHES = [
-    ([], {}),  # the defaults of both: beam 4, alpha 0.6, no_repeat_ngram 4
+    ([], {}),  # the defaults of both: beam 4, the model's alpha, no_repeat_ngram 4
     (["--beam", "1", "--no-repeat-ngram", "0"], {"beam_size": 1, "no_repeat_ngram": 0}),
     (["--beam", "2", "--alpha", "1.0", "--max-len", "20"], {"beam_size": 2, "length_penalty": 1.0, "max_length": 20}),
 ]
@@ -117,6 +117,8 @@ def test_model_info_equals_inspect(convert_bin, model, translator):
                               "threads": 1}
     assert info["arena_bytes"] > 0
     assert info["path"] == str(model)
+    stored = inspect["metadata"].get("decode.alpha")
+    assert info["default_length_penalty"] == pytest.approx(float(stored) if stored else 0.6)
 
 
 def test_encode_decode_equal_sentencepiece(spm_tools, default_translator, bible_lines):

@@ -69,7 +69,7 @@ def test_wrong_types(default_translator):
         lambda: t.translate([1, 2]),
         lambda: t.translate([["Hello."]]),
         lambda: t.translate(["Hello."], beam_size="4"),
-        lambda: t.translate(["Hello."], length_penalty=None),
+        lambda: t.translate(["Hello."], length_penalty="0.6"),
         lambda: t.stream(42).__next__(),
         lambda: t.translate_ids("1 2 3"),
         lambda: t.translate_ids([[1.5, 2]]),

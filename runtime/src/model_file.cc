@@ -452,6 +452,26 @@ std::string ModelFile::load() {
     for (const fb::KeyValue* kv : *md)
       metadata_.emplace_back(kv->key() ? kv->key()->string_view() : std::string_view{},
                              kv->value() ? kv->value()->string_view() : std::string_view{});
+  if (const std::string_view alpha = metadata("decode.alpha"); !alpha.empty()) {
+    // A plain decimal (digits, at most one point), read by hand: strtod would follow the host
+    // program's locale. Anything else is refused, not guessed at.
+    double value = 0.0, unit = 1.0;
+    bool point = false, digits = false, plain = alpha.size() <= 16;
+    for (const char ch : alpha) {
+      if (ch == '.' && !point) {
+        point = true;
+      } else if (ch >= '0' && ch <= '9') {
+        digits = true;
+        if (point) value += (ch - '0') * (unit /= 10.0);
+        else value = value * 10.0 + (ch - '0');
+      } else {
+        plain = false;
+      }
+    }
+    if (!plain || !digits || value > 100.0)
+      return "metadata decode.alpha = '" + std::string(alpha) + "' is not a length penalty in [0, 100]";
+    default_alpha_ = static_cast<float>(value);
+  }
   return {};
 }
 

@@ -92,8 +92,9 @@ struct Translator::Impl {
     if (Status s = check_range("max_len_extra", options.max_len_extra, 0, kMaxLenExtraLimit); !s.ok()) return s;
     if (!(options.max_len_ratio >= 0.f && options.max_len_ratio <= 100.f))
       return Status::error(ErrorCode::kInvalidArgument, "max_len_ratio = %g is outside [0, 100]", options.max_len_ratio);
-    if (!(options.alpha >= 0.f && std::isfinite(options.alpha)))
-      return Status::error(ErrorCode::kInvalidArgument, "alpha = %g must be finite and >= 0", options.alpha);
+    if (!std::isfinite(options.alpha))
+      return Status::error(ErrorCode::kInvalidArgument, "alpha = %g must be finite (negative: the model's own)",
+                           options.alpha);
     result_count = count;
     for (size_t i = 0; i < count; ++i) results[i] = Translation{};
     return {};
@@ -154,10 +155,11 @@ struct Translator::Impl {
         ctx->callback.fn(ctx->callback.user, event);
       };
     }
+    const float alpha = options.alpha < 0.f ? default_alpha : options.alpha;
     if (options.beam == 1)
-      search.greedy(n, max_len, options.alpha, options.no_repeat_ngram, sink, hypotheses);
+      search.greedy(n, max_len, alpha, options.no_repeat_ngram, sink, hypotheses);
     else
-      search.beam(n, options.beam, max_len, options.alpha, options.no_repeat_ngram, sink, hypotheses);
+      search.beam(n, options.beam, max_len, alpha, options.no_repeat_ngram, sink, hypotheses);
     for (size_t k = 0; k < n; ++k) {
       const rt::Hypothesis& h = hypotheses[k];
       Translation& r = results[batch_index[k]];
@@ -171,6 +173,7 @@ struct Translator::Impl {
   const ModelConfig& config() const { return network.config(); }
 
   LoadOptions limits;
+  float default_alpha = kFallbackAlpha;  // the model file's decode.alpha, resolved at load
   std::unique_ptr<ModelFile> file;
   rt::ThreadPool pool;
   rt::Network network;
@@ -224,6 +227,7 @@ Translator::~Translator() = default;
 const ModelConfig& Translator::config() const { return impl_->config(); }
 const LoadOptions& Translator::limits() const { return impl_->limits; }
 bool Translator::quantized() const { return impl_->file->quantized(); }
+float Translator::default_alpha() const { return impl_->default_alpha; }
 size_t Translator::arena_bytes() const { return impl_->arena.size(); }
 std::span<const Translation> Translator::results() const { return {impl_->results.data(), impl_->result_count}; }
 
@@ -259,6 +263,7 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   impl->limits = limits;
   impl->file = std::move(file);
   const ModelFile& f = *impl->file;
+  if (f.default_alpha() >= 0.f) impl->default_alpha = f.default_alpha();
   if (std::string e = impl->tokenizer.load(f.tokenizer(), f.config()); !e.empty())
     return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
   impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now

@@ -109,7 +109,7 @@ TEST_CASE("call options outside the load limits are refused") {
   CHECK(t->translate_ids(spans(three)).code() == ErrorCode::kLimitExceeded);
   CHECK(t->translate_ids(spans(one), {.beam = 0}).code() == ErrorCode::kInvalidArgument);
   CHECK(t->translate_ids(spans(one), {.beam = 4}).code() == ErrorCode::kInvalidArgument);
-  CHECK(t->translate_ids(spans(one), {.beam = 2, .alpha = -1.f}).code() == ErrorCode::kInvalidArgument);
+  CHECK(t->translate_ids(spans(one), {.beam = 2, .alpha = INFINITY}).code() == ErrorCode::kInvalidArgument);
   CHECK(t->translate_ids(spans(one), {.beam = 2, .alpha = NAN}).code() == ErrorCode::kInvalidArgument);
   CHECK(t->translate_ids(spans(one), {.beam = 2, .max_len = 21}).code() == ErrorCode::kInvalidArgument);
   REQUIRE(t->translate_ids(spans(one), {.beam = 3, .max_len = 20}).ok());
@@ -117,6 +117,39 @@ TEST_CASE("call options outside the load limits are refused") {
   // The default length limit: source tokens with EOS + 50, here capped at max_tgt_len = 20.
   REQUIRE(t->translate_ids(spans(one), {.beam = 1}).ok());
   CHECK(t->results()[0].tokens.size() + (t->results()[0].complete ? 1 : 0) <= 20);
+}
+
+TEST_CASE("the length penalty: the file's decode.alpha is the default, 0.6 without one, bad values refused") {
+  const std::vector<std::vector<int32_t>> sources = {{5, 6, 7}, {9, 4}, {12}};
+  auto model = make_model(tiny_config(), 1);
+  model->init(5);
+  // Each call's results, as (tokens, score) per sentence.
+  auto run = [&](Translator& t, float alpha) {
+    REQUIRE(t.translate_ids(spans(sources), {.beam = 3, .alpha = alpha}).ok());
+    std::vector<std::pair<std::vector<int32_t>, float>> out;
+    for (const Translation& r : t.results()) out.emplace_back(tokens_of(r), r.score);
+    return out;
+  };
+  auto plain = load(tiny_model(), {.max_batch = 3, .max_beam = 3});
+  CHECK(plain->default_alpha() == kFallbackAlpha);
+  CHECK(run(*plain, kModelAlpha) == run(*plain, 0.6f));
+
+  const ModelBytes tuned = export_model(*model, DType::F32, 1.1, {{"decode.alpha", "2.5"}});
+  auto t = load(tuned, {.max_batch = 3, .max_beam = 3});
+  CHECK(t->default_alpha() == 2.5f);
+  const auto by_default = run(*t, kModelAlpha);
+  CHECK(by_default == run(*t, 2.5f));
+  CHECK(by_default != run(*t, 0.6f));  // the scores differ: the stored value is the one used
+  CHECK(run(*t, -7.f) == by_default);  // any negative value asks for the model's
+
+  for (const char* bad : {"abc", "-1", "1e3", "100.5", "1.2.3", ".", "0x10", " 1"}) {
+    CAPTURE(bad);
+    const ModelBytes file = export_model(*model, DType::F32, 1.1, {{"decode.alpha", bad}});
+    std::unique_ptr<Translator> out;
+    const Status s = Translator::load(file.data(), file.size(), {}, &out);
+    CHECK(s.code() == ErrorCode::kBadModel);
+    CHECK(std::string(s.message()).find("decode.alpha") != std::string::npos);
+  }
 }
 
 TEST_CASE("the string path: invalid UTF-8 and empty lines, text = decoded tokens") {

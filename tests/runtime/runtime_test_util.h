@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <span>
@@ -102,14 +103,15 @@ class ModelBytes {
 
 // Exports `model` with the exporter (int8: calibrated on random pairs; channel_margin 0: without
 // per-channel output ranges).
-inline ModelBytes export_model(const train::Transformer& model, DType dtype, double channel_margin = 1.1) {
+inline ModelBytes export_model(const train::Transformer& model, DType dtype, double channel_margin = 1.1,
+                               const std::map<std::string, std::string>& metadata = {}) {
   exporter::ExportOptions options;
   options.dtype = dtype;
   options.channel_margin = channel_margin;
   const train::ParallelData calib = random_pairs(200, model.config().vocab_size, 5);
   std::vector<uint8_t> bytes;
   const std::string error = exporter::export_model(checkpoint_of(model), tiny_tokenizer(),
-                                                   dtype == DType::I8 ? &calib : nullptr, options, {}, &bytes);
+                                                   dtype == DType::I8 ? &calib : nullptr, options, metadata, &bytes);
   REQUIRE_MESSAGE(error.empty(), error);
   return ModelBytes(bytes);
 }

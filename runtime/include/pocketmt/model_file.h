@@ -125,6 +125,9 @@ class ModelFile {
   // Provenance key/value pairs (source checkpoint, calibration settings, tool version).
   const std::vector<std::pair<std::string_view, std::string_view>>& metadata() const { return metadata_; }
   std::string_view metadata(std::string_view key) const;  // empty when absent
+  // The length penalty the model was tuned with: metadata `decode.alpha` (a decimal number in
+  // [0, 100], checked at load), or a negative value when the file has none.
+  float default_alpha() const { return default_alpha_; }
   // The whole file as read.
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
@@ -146,6 +149,7 @@ class ModelFile {
   std::vector<TensorView> tensors_;
   std::unordered_map<std::string_view, size_t> index_;
   std::vector<std::pair<std::string_view, std::string_view>> metadata_;
+  float default_alpha_ = -1.f;
   bool quantized_ = false;
 };
 

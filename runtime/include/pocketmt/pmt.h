@@ -56,7 +56,8 @@ typedef struct pmt_load_options {
 /* Search options of one call (see pmt::TranslateOptions). Fill with pmt_translate_options_init. */
 typedef struct pmt_translate_options {
   int32_t beam;  /* 1 = greedy; 1..max_beam */
-  float alpha;   /* length penalty exponent (Wu et al. 2016), >= 0 */
+  float alpha;   /* length penalty exponent (Wu et al. 2016), finite; < 0 (the default): the
+                    model file's own (decode.alpha), 0.6 where it has none */
   int32_t max_len; /* output tokens incl. EOS; 0: max_len_ratio * source tokens (EOS included)
                       + max_len_extra, capped at max_tgt_len */
   float max_len_ratio;   /* 0..100 (default 2) */

@@ -83,12 +83,18 @@ struct LoadOptions {
   int32_t threads = 1;
 };
 
+// TranslateOptions::alpha: use the length penalty stored in the model file.
+inline constexpr float kModelAlpha = -1.f;
+// The length penalty of a model file without one (pmt-convert export --alpha sets it).
+inline constexpr float kFallbackAlpha = 0.6f;
+
 // Per-call search options, within the limits fixed at load.
 struct TranslateOptions {
   int32_t beam = 4;     // 1 = greedy search; 1..LoadOptions::max_beam
   // Length penalty of Wu et al. 2016: hypotheses are ranked by log_prob / ((5 + n) / 6)^alpha
-  // with n the number of scored tokens (EOS included). 0 ranks by log_prob alone. >= 0.
-  float alpha = 0.6f;
+  // with n the number of scored tokens (EOS included). 0 ranks by log_prob alone. Negative (the
+  // default, kModelAlpha): the model's own value, Translator::default_alpha(). Finite.
+  float alpha = kModelAlpha;
   // Most output tokens per sentence, EOS included; an explicit value must be <= max_tgt_len.
   // 0: max_len_ratio * source tokens (EOS included) + max_len_extra, at least 1, capped at
   // LoadOptions::max_tgt_len: a bound relative to the source, so that a weak model's loop stops
@@ -161,6 +167,9 @@ class Translator {
   const ModelConfig& config() const;
   const LoadOptions& limits() const;  // the load options with max_tgt_len resolved
   bool quantized() const;             // int8 weights (else fp32)
+  // The length penalty a call gets with alpha < 0: the file's `decode.alpha` metadata (tuned on
+  // validation data at export), else kFallbackAlpha.
+  float default_alpha() const;
   size_t arena_bytes() const;         // the one activation/cache/search allocation
 
   // Translates UTF-8 sentences (one sentence each, no newline needed). An empty sentence, or one
