@@ -4,7 +4,10 @@
 # hardware (issue 13). Prints a markdown table (also DIR/table.md) with an estimate of ms/token
 # on a Raspberry Pi 4 and 5 from assumed instructions per cycle (stated below, not measured).
 #
-#   scripts/arm-instructions.sh [--out DIR] [--sentences N]
+#   scripts/arm-instructions.sh [--out DIR] [--sentences N] [--targets ARCH:CPU,...]
+#
+# --targets: the default is x86-64:max, arm64 with cortex-a53, -a72, -a76 and max, armhf with
+# cortex-a7, -a15 and max.
 #
 # How: bench/qemu_insn_count.c (a TCG plugin, built here for the host) counts every guest
 # instruction of bench/probe.cc (pmt-probe), which loads a model and translates N random-id
@@ -16,23 +19,26 @@
 #   per decoded token = (I(src 8, max_len 65) - I(src 8, max_len 1)) / (decoder steps between them)
 # XNNPACK picks its kernels from the CPU features qemu reports for -cpu (dot product on
 # cortex-a76 and max; under qemu-user it cannot read the core's name, so no Cortex-A53-specific
-# kernels); our own kernels are NEON on arm64 and scalar on armhf. Needs the ARM sysroots
+# kernels); our own kernels are NEON on arm64, and on armhf where the CPU has NEON (every model
+# here). Needs the ARM sysroots
 # (scripts/install-deps.sh --arch arm64 and --arch armhf). Exit 2 on bad usage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 out=runs/arm-instructions sentences=4
+targets=x86-64:max,arm64:cortex-a53,arm64:cortex-a72,arm64:cortex-a76,arm64:max,armhf:cortex-a7,armhf:cortex-a15,armhf:max
 while (($#)); do
   [[ $# -ge 2 ]] || usage
   case "$1" in
     --out) out=$2 ;;
     --sentences) sentences=$2 ;;
+    --targets) targets=$2 ;;
     *) usage ;;
   esac
   shift 2
 done
-[[ "$sentences" =~ ^[1-9][0-9]*$ ]] || usage
+[[ "$sentences" =~ ^[1-9][0-9]*$ && "$targets" =~ ^((x86-64|arm64|armhf):[a-z0-9-]+,?)+$ ]] || usage
 for q in qemu-x86_64 qemu-aarch64 qemu-arm; do
   command -v "$q" >/dev/null || { echo "arm-instructions: $q missing: scripts/install-deps.sh --arch arm64" >&2; exit 2; }
 done
@@ -73,8 +79,7 @@ count() {
 }
 
 rows=()
-for spec in x86-64:max arm64:cortex-a53 arm64:cortex-a72 arm64:cortex-a76 arm64:max armhf:cortex-a7 \
-            armhf:cortex-a15 armhf:max; do
+for spec in ${targets//,/ }; do
   arch=${spec%%:*} cpu=${spec#*:}
   for dtype in int8 f32; do
     model=$out/random-$dtype.pmt

@@ -45,7 +45,7 @@ PMT_INLINE void weighted_sum(const float* p, const float* v, size_t ld_v, size_t
 }  // namespace
 
 PMT_MULTIVERSION
-void attention(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
+void PMT_KERNEL(attention)(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
                float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
                size_t d_head, bool causal, size_t q_offset, float* scratch) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
@@ -61,6 +61,7 @@ void attention(const float* q, size_t ld_q, const float* k, const float* v, size
   }
 }
 
+#if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
 void attention_ref(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
                    float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
                    size_t d_head, bool causal, size_t q_offset, float* scratch) {
@@ -87,5 +88,6 @@ void attention_ref(const float* q, size_t ld_q, const float* k, const float* v, 
     }
   }
 }
+#endif
 
 }  // namespace pmt::kernels

@@ -7,7 +7,7 @@
 namespace pmt::kernels {
 
 PMT_MULTIVERSION
-void embed_f32(const float* table, const int32_t* ids, size_t n, size_t d, const float* pos_table,
+void PMT_KERNEL(embed_f32)(const float* table, const int32_t* ids, size_t n, size_t d, const float* pos_table,
                size_t pos0, float* y) {
   const float scale = std::sqrt(static_cast<float>(d));
   for (size_t t = 0; t < n; ++t) {
@@ -19,7 +19,7 @@ void embed_f32(const float* table, const int32_t* ids, size_t n, size_t d, const
 }
 
 PMT_MULTIVERSION
-void embed_qc8(const int8_t* table, const float* row_scales, const int32_t* ids, size_t n, size_t d,
+void PMT_KERNEL(embed_qc8)(const int8_t* table, const float* row_scales, const int32_t* ids, size_t n, size_t d,
                const float* pos_table, size_t pos0, float* y) {
   const float sqrt_d = std::sqrt(static_cast<float>(d));
   for (size_t t = 0; t < n; ++t) {
@@ -32,6 +32,7 @@ void embed_qc8(const int8_t* table, const float* row_scales, const int32_t* ids,
   }
 }
 
+#if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
 void sinusoid_table(float* pe, size_t max_len, size_t d) {
   for (size_t c = 0; c < d; ++c) {
     const size_t two_i = c & ~size_t{1};  // columns 2i and 2i+1 share a frequency
@@ -63,5 +64,6 @@ void embed_qc8_ref(const int8_t* table, const float* row_scales, const int32_t* 
                              pos_table[(pos0 + t) * d + c]);
   }
 }
+#endif
 
 }  // namespace pmt::kernels

@@ -8,7 +8,7 @@
 namespace pmt::kernels {
 
 PMT_MULTIVERSION
-void quantize_qs8(const float* __restrict x, int8_t* __restrict y, size_t n, float scale,
+void PMT_KERNEL(quantize_qs8)(const float* __restrict x, int8_t* __restrict y, size_t n, float scale,
                   int32_t zero_point) {
   const float inv_scale = 1.0f / scale;
   // Clamping before rounding keeps the value small enough for the add-2^23 rounding trick
@@ -28,13 +28,13 @@ void quantize_qs8(const float* __restrict x, int8_t* __restrict y, size_t n, flo
 }
 
 PMT_MULTIVERSION
-void dequantize_qs8(const int8_t* __restrict x, float* __restrict y, size_t n, float scale,
+void PMT_KERNEL(dequantize_qs8)(const int8_t* __restrict x, float* __restrict y, size_t n, float scale,
                     int32_t zero_point) {
   for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(x[i] - zero_point) * scale;
 }
 
 PMT_MULTIVERSION
-void dequantize_qs8_channels(const int8_t* __restrict x, const float* __restrict step,
+void PMT_KERNEL(dequantize_qs8_channels)(const int8_t* __restrict x, const float* __restrict step,
                              const float* __restrict offset, bool relu, float* __restrict y, size_t rows,
                              size_t cols) {
   const float floor = relu ? 0.0f : -INFINITY;
@@ -49,10 +49,11 @@ void dequantize_qs8_channels(const int8_t* __restrict x, const float* __restrict
 }
 
 PMT_MULTIVERSION
-void dequantize_row_qc8(const int8_t* __restrict w, float scale, float* __restrict y, size_t n) {
+void PMT_KERNEL(dequantize_row_qc8)(const int8_t* __restrict w, float scale, float* __restrict y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(w[i]) * scale;
 }
 
+#if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
 void quantize_qs8_ref(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point) {
   const float inv_scale = 1.0f / scale;
   for (size_t i = 0; i < n; ++i) {
@@ -80,5 +81,6 @@ void dequantize_qs8_channels_ref(const int8_t* x, const float* step, const float
 void dequantize_row_qc8_ref(const int8_t* w, float scale, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<double>(w[i]) * scale);
 }
+#endif
 
 }  // namespace pmt::kernels

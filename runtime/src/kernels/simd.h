@@ -27,6 +27,20 @@
 #define PMT_MULTIVERSION
 #endif
 
+// 32-bit ARM: Debian's armhf baseline has no NEON, though every Pi and phone that runs armhf has
+// it. There the files of the PMT_MULTIVERSION kernels are compiled twice (runtime/CMakeLists.txt):
+// the baseline copy names each kernel name_vfp, the NEON copy (PMT_NEON_COPY) name_neon, and
+// kernels/neon_dispatch.cc defines `name` itself, calling the copy the CPU can run (HWCAP_NEON).
+#if defined(__arm__) && !defined(__aarch64__)
+#if defined(PMT_NEON_COPY)
+#define PMT_KERNEL(name) name##_neon
+#else
+#define PMT_KERNEL(name) name##_vfp
+#endif
+#else
+#define PMT_KERNEL(name) name
+#endif
+
 // The helpers below must be inlined into each clone to be compiled for its instruction set.
 #define PMT_INLINE inline __attribute__((always_inline))
 

@@ -37,13 +37,10 @@ PMT_INLINE void select(const float* x, size_t n, Selection& s) {
   for (; i < n; ++i) s.offer(x[i], i);
 }
 
-// Reference order: (value, index) a comes before b.
-bool before(float a, size_t ia, float b, size_t ib) { return a > b || (a == b && ia < ib); }
-
 }  // namespace
 
 PMT_MULTIVERSION
-size_t argmax(const float* x, size_t n) {
+size_t PMT_KERNEL(argmax)(const float* x, size_t n) {
   int32_t idx;
   float val;
   Selection s{1, &idx, &val};
@@ -52,10 +49,16 @@ size_t argmax(const float* x, size_t n) {
 }
 
 PMT_MULTIVERSION
-void top_k(const float* x, size_t n, size_t k, int32_t* idx, float* val) {
+void PMT_KERNEL(top_k)(const float* x, size_t n, size_t k, int32_t* idx, float* val) {
   Selection s{k, idx, val};
   select(x, n, s);
 }
+
+#if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
+namespace {
+// Reference order: (value, index) a comes before b.
+bool before(float a, size_t ia, float b, size_t ib) { return a > b || (a == b && ia < ib); }
+}  // namespace
 
 size_t argmax_ref(const float* x, size_t n) {
   size_t best = 0;
@@ -77,5 +80,6 @@ void top_k_ref(const float* x, size_t n, size_t k, int32_t* idx, float* val) {
     val[r] = x[best];
   }
 }
+#endif
 
 }  // namespace pmt::kernels
