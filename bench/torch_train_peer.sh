@@ -30,7 +30,8 @@ case "$blas" in openmp|pthread|system) ;; *) echo "torch_train_peer: --blas open
 case "$malloc" in jemalloc|glibc) ;; *) echo "torch_train_peer: --malloc jemalloc|glibc" >&2; exit 2 ;; esac
 
 cache=${PMT_PEER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pocketmt/torch-peer}
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+# The unpacked packages' library folder, for this machine's Debian architecture.
+libdir=$cache/root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 # Unpacks Debian package $1 under $cache/root once.
 unpack() {
   if [[ ! -e "$cache/root/.$1" ]]; then
@@ -43,11 +44,11 @@ unpack() {
 
 if [[ "$blas" != system ]]; then
   unpack "libopenblas0-$blas"
-  export LD_LIBRARY_PATH="$cache/root/usr/lib/$multiarch/openblas-$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$libdir/openblas-$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 if [[ "$malloc" == jemalloc ]]; then
   unpack libjemalloc2
-  export LD_PRELOAD="$cache/root/usr/lib/$multiarch/libjemalloc.so.2${LD_PRELOAD:+:$LD_PRELOAD}"
+  export LD_PRELOAD="$libdir/libjemalloc.so.2${LD_PRELOAD:+:$LD_PRELOAD}"
   # Keep freed pages: every step frees and reallocates the same large tensors (the 131 MB logits
   # among them), and with jemalloc's default decay they go back to the kernel and fault in again:
   # 3.3x the CPU time per step here (10.6 s against 3.2 s, 1 thread).

@@ -92,16 +92,16 @@ def beam_batch(model, sources, max_tgt, k, alpha):
         logp = torch.log_softmax(model.decode(tok, pos, state)[:, -1], dim=-1)
         top_val, top_idx = logp.topk(per_hyp, dim=-1)
         top_val, top_idx = top_val.tolist(), top_idx.tolist()
-        parents, tokens, row, next_live = [], [], 0, {}
+        parents, tokens, base, next_live = [], [], 0, {}
         for b, hyps in live.items():
-            cands = []
-            for j, (base, _) in enumerate(hyps):
-                cands += [(base + v, t, row + j) for v, t in zip(top_val[row + j], top_idx[row + j])]
+            cands = []  # (log_prob, token, row of the parent)
+            for j, (lp, _) in enumerate(hyps):
+                cands += [(lp + v, t, base + j) for v, t in zip(top_val[base + j], top_idx[base + j])]
             cands.sort(key=lambda c: -c[0])
             norm = ((5 + pos + 1) / 6) ** alpha
 
             def finish(c, complete):
-                hist = hyps[c[2] - row][1] + ([] if complete else [c[1]])
+                hist = hyps[c[2] - base][1] + ([] if complete else [c[1]])
                 entry = (c[0] / norm, c[0], hist)
                 fin = finished[b]
                 if len(fin) < k:
@@ -123,13 +123,13 @@ def beam_batch(model, sources, max_tgt, k, alpha):
                 for c in keep:
                     finish(c, False)
                 keep = []
-            row += len(hyps)
             if len(finished[b]) >= k or not keep:
                 out[b] = max(finished[b], key=lambda f: f[0])[2]
-                continue
-            next_live[b] = [(c[0], hyps[c[2] - (row - len(hyps))][1] + [c[1]]) for c in keep]
-            parents += [c[2] for c in keep]
-            tokens += [c[1] for c in keep]
+            else:
+                next_live[b] = [(c[0], hyps[c[2] - base][1] + [c[1]]) for c in keep]
+                parents += [c[2] for c in keep]
+                tokens += [c[1] for c in keep]
+            base += len(hyps)
         if not next_live:
             break
         state, live = model.keep_rows(state, torch.tensor(parents)), next_live

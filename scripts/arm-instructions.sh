@@ -84,10 +84,9 @@ for spec in ${targets//,/ }; do
   for dtype in int8 f32; do
     model=$out/random-$dtype.pmt
     echo "== $arch $cpu $dtype" >&2
-    read -r i_short _ <<< "$(count "$arch" "$cpu" "$model" 8 1)"
+    read -r i_short steps_short <<< "$(count "$arch" "$cpu" "$model" 8 1)"
     read -r i_long _ <<< "$(count "$arch" "$cpu" "$model" 40 1)"
     read -r i_gen steps_gen <<< "$(count "$arch" "$cpu" "$model" 8 65)"
-    read -r _ steps_short <<< "$(count "$arch" "$cpu" "$model" 8 1)"
     per_src=$(( (i_long - i_short) / (sentences * 32) ))
     per_tok=$(( (i_gen - i_short) / (steps_gen - steps_short) ))
     rows+=("$arch|$cpu|$([[ $dtype == f32 ]] && echo fp32 || echo int8)|$per_src|$per_tok")

@@ -155,7 +155,7 @@ struct Translator::Impl {
         ctx->callback.fn(ctx->callback.user, event);
       };
     }
-    const float alpha = options.alpha < 0.f ? default_alpha : options.alpha;
+    const float alpha = options.alpha < 0.f ? file->default_alpha() : options.alpha;
     if (options.beam == 1)
       search.greedy(n, max_len, alpha, options.no_repeat_ngram, sink, hypotheses);
     else
@@ -173,7 +173,6 @@ struct Translator::Impl {
   const ModelConfig& config() const { return network.config(); }
 
   LoadOptions limits;
-  float default_alpha = kFallbackAlpha;  // the model file's decode.alpha, resolved at load
   std::unique_ptr<ModelFile> file;
   rt::ThreadPool pool;
   rt::Network network;
@@ -227,7 +226,7 @@ Translator::~Translator() = default;
 const ModelConfig& Translator::config() const { return impl_->config(); }
 const LoadOptions& Translator::limits() const { return impl_->limits; }
 bool Translator::quantized() const { return impl_->file->quantized(); }
-float Translator::default_alpha() const { return impl_->default_alpha; }
+float Translator::default_alpha() const { return impl_->file->default_alpha(); }
 size_t Translator::arena_bytes() const { return impl_->arena.size(); }
 std::span<const Translation> Translator::results() const { return {impl_->results.data(), impl_->result_count}; }
 
@@ -263,7 +262,6 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   impl->limits = limits;
   impl->file = std::move(file);
   const ModelFile& f = *impl->file;
-  if (f.default_alpha() >= 0.f) impl->default_alpha = f.default_alpha();
   if (std::string e = impl->tokenizer.load(f.tokenizer(), f.config()); !e.empty())
     return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
   impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now

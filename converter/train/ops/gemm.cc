@@ -124,10 +124,10 @@ uint64_t xcr0() {
   return lo | static_cast<uint64_t>(hi) << 32;
 }
 
+// Both kernels need OSXSAVE (checked by the caller) and their XCR0 state.
 bool detect_avx512_bf16() {
   if (!bf16::avx512_kernel_built()) return false;
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27))) return false;  // OSXSAVE
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(ebx & (1u << 16))) return false;  // AVX512F
   if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) || !(eax & (1u << 5))) return false;   // AVX512_BF16
   return (xcr0() & 0xE6) == 0xE6;  // SSE, AVX, opmask and both ZMM halves saved
@@ -136,7 +136,6 @@ bool detect_avx512_bf16() {
 bool detect_amx_bf16() {
   if (!bf16::amx_kernel_built()) return false;
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27))) return false;  // OSXSAVE
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   if (!(edx & (1u << 22)) || !(edx & (1u << 24))) return false;  // AMX-BF16, AMX-TILE
   if ((xcr0() & (3u << 17)) != (3u << 17)) return false;          // XTILECFG and XTILEDATA state enabled
@@ -150,6 +149,8 @@ bool detect_amx_bf16() {
 Bf16Kernel detect_bf16_kernel() {
 #if defined(__x86_64__) && defined(__linux__)
   // Every AMX CPU has AVX512-BF16 too; the AVX-512 kernel is the one the tests can run on both.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27))) return Bf16Kernel::kNone;  // OSXSAVE
   if (!detect_avx512_bf16()) return Bf16Kernel::kNone;
   return detect_amx_bf16() ? Bf16Kernel::kAmx : Bf16Kernel::kAvx512;
 #else

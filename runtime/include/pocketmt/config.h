@@ -14,6 +14,8 @@ inline constexpr int32_t kPadId = 0;
 inline constexpr int32_t kUnkId = 1;
 inline constexpr int32_t kBosId = 2;  // first decoder input token
 inline constexpr int32_t kEosId = 3;  // appended to every source and target sentence
+// The beam search length penalty of a model file without one (pmt-convert export --alpha sets it).
+inline constexpr float kFallbackAlpha = 0.6f;
 
 struct ModelConfig {
   int32_t vocab_size = 8000;   // shared source/target vocabulary

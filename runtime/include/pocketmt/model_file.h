@@ -126,7 +126,7 @@ class ModelFile {
   const std::vector<std::pair<std::string_view, std::string_view>>& metadata() const { return metadata_; }
   std::string_view metadata(std::string_view key) const;  // empty when absent
   // The length penalty the model was tuned with: metadata `decode.alpha` (a decimal number in
-  // [0, 100], checked at load), or a negative value when the file has none.
+  // [0, 100], checked at load), else kFallbackAlpha.
   float default_alpha() const { return default_alpha_; }
   // The whole file as read.
   const uint8_t* data() const { return data_; }
@@ -149,7 +149,7 @@ class ModelFile {
   std::vector<TensorView> tensors_;
   std::unordered_map<std::string_view, size_t> index_;
   std::vector<std::pair<std::string_view, std::string_view>> metadata_;
-  float default_alpha_ = -1.f;
+  float default_alpha_ = kFallbackAlpha;
   bool quantized_ = false;
 };
 

@@ -85,8 +85,6 @@ struct LoadOptions {
 
 // TranslateOptions::alpha: use the length penalty stored in the model file.
 inline constexpr float kModelAlpha = -1.f;
-// The length penalty of a model file without one (pmt-convert export --alpha sets it).
-inline constexpr float kFallbackAlpha = 0.6f;
 
 // Per-call search options, within the limits fixed at load.
 struct TranslateOptions {
