@@ -42,15 +42,15 @@ std::string csv_field(const std::string& s) {
 
 void write_markdown(FILE* out, const std::vector<BenchRow>& rows) {
   std::fprintf(out,
-               "| model | type | MB | input | threads | beam | src | gen | load ms | encoder ms | first token ms "
+               "| model | type | MB | input | threads | beam | shortlist | src | gen | load ms | encoder ms | first token ms "
                "| ms/token | p90 ms/token | tokens/s | sentence ms | peak RSS MB |\n"
-               "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+               "|---|---|--:|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
   for (const BenchRow& r : rows)
     std::fprintf(out,
-                 "| %s | %s | %.2f | %s | %d | %d | %.4g | %.4g | %.1f | %.3f | %.3f | %.4f | %.4f | %.0f | %.2f "
+                 "| %s | %s | %.2f | %s | %d | %d | %s | %.4g | %.4g | %.1f | %.3f | %.3f | %.4f | %.4f | %.0f | %.2f "
                  "| %.1f |\n",
-                 r.model.c_str(), r.precision.c_str(), r.model_mb, r.input.c_str(), r.threads, r.beam, r.src_len,
-                 r.generated, r.load_ms, r.encoder_ms, r.first_token_ms, r.token_ms_median, r.token_ms_p90,
+                 r.model.c_str(), r.precision.c_str(), r.model_mb, r.input.c_str(), r.threads, r.beam, r.shortlist.c_str(),
+                 r.src_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms, r.token_ms_median, r.token_ms_p90,
                  r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
 }
 
@@ -67,6 +67,7 @@ void write_json(FILE* out, const std::vector<BenchRow>& rows) {
                     {"clock", r.clock},
                     {"threads", r.threads},
                     {"beam", r.beam},
+                    {"shortlist", r.shortlist},
                     {"src_len", json_number("%.6g", r.src_len)},
                     {"gen_len", r.gen_len},
                     {"generated", json_number("%.6g", r.generated)},
@@ -85,12 +86,12 @@ void write_json(FILE* out, const std::vector<BenchRow>& rows) {
 
 void write_csv(FILE* out, const std::vector<BenchRow>& rows) {
   std::fprintf(out,
-               "model,precision,model_mb,input,clock,threads,beam,src_len,gen_len,generated,load_ms,encoder_ms,"
+               "model,precision,model_mb,input,clock,threads,beam,shortlist,src_len,gen_len,generated,load_ms,encoder_ms,"
                "first_token_ms,per_token_ms_median,per_token_ms_p90,tokens_per_s,sentence_ms,peak_rss_mb\n");
   for (const BenchRow& r : rows)
-    std::fprintf(out, "%s,%s,%.3f,%s,%s,%d,%d,%.6g,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+    std::fprintf(out, "%s,%s,%.3f,%s,%s,%d,%d,%s,%.6g,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
                  csv_field(r.model).c_str(), r.precision.c_str(), r.model_mb, csv_field(r.input).c_str(), r.clock.c_str(), r.threads,
-                 r.beam, r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
+                 r.beam, r.shortlist.c_str(), r.src_len, r.gen_len, r.generated, r.load_ms, r.encoder_ms, r.first_token_ms,
                  r.token_ms_median, r.token_ms_p90, r.tokens_per_s, r.sentence_ms, r.peak_rss_mb);
 }
 
@@ -116,6 +117,7 @@ std::vector<Cell> cells(const FileRow& r) {
           {"threads", "threads", number("%.0f", r.threads), false},
           {"batch", "batch", number("%.0f", r.batch), false},
           {"beam", "beam", number("%.0f", r.beam), false},
+          {"shortlist", "shortlist", r.shortlist, true},
           {"lines", "lines", number("%.0f", static_cast<double>(r.lines)), false},
           {"sentences", "sentences", number("%.0f", static_cast<double>(r.sentences)), false},
           {"target_tokens", "target tokens", number("%.0f", r.target_tokens), false},

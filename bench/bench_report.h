@@ -16,6 +16,7 @@ struct BenchRow {
   std::string clock;      // "wall" or "cpu" (process CPU time)
   int threads = 1;
   int beam = 1;
+  std::string shortlist = "none";  // "on", "off", or "none" when the file has no shortlist
   double src_len = 0;        // source tokens with EOS (a mean for real input)
   int gen_len = 0;           // the max_len asked for (0: the runtime's default)
   double generated = 0;      // output tokens actually produced, mean per sentence
@@ -34,6 +35,7 @@ struct BenchRow {
 struct FileRow {
   std::string model, precision, input;
   int threads = 1, beam = 1, batch = 1;
+  std::string shortlist = "none";  // as BenchRow
   size_t lines = 0, sentences = 0;
   double source_tokens = 0, target_tokens = 0;  // per pass, EOS included / excluded
   double seconds = 0;                           // one pass over the file, median over the passes

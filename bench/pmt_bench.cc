@@ -64,7 +64,7 @@ double now_s() {
 
 struct Options {
   std::vector<std::string> models;
-  std::vector<int> src_lens{32}, gen_lens{128}, beams{1}, threads{1}, batches{1, 4, 16, 32};
+  std::vector<int> src_lens{32}, gen_lens{128}, beams{1}, threads{1}, batches{1, 4, 16, 32}, shortlists{1};
   int repeats = 5;
   bool repeats_given = false;
   std::string file;      // file mode
@@ -101,6 +101,8 @@ int parse_options(int argc, char** argv, Options* o) {
       list("-n,--gen-len", &o->gen_lens, 1, 100000, "output tokens, EOS included (the call's max_len; default 128)");
   list("-b,--beam", &o->beams, 1, 64, "beam sizes, 1 = greedy (default 1)");
   list("-t,--threads", &o->threads, 1, 256, "threads (default 1)");
+  list("--shortlist", &o->shortlists, 0, 1,
+       "1: the model's vocabulary shortlist where it has one, 0: every logit; 0,1 measures both (default 1)");
   CLI::Option* repeats = app.add_option("-r,--repeats", o->repeats,
                                         "timed sentences per configuration; medians over them (default 5; file mode: "
                                         "passes, default 1)")
@@ -195,6 +197,17 @@ double peak_rss_mb() {
 #endif
 }
 
+// The shortlist settings of o.shortlists worth measuring on `t` (one when the file has none),
+// each with its report label.
+std::vector<std::pair<bool, std::string>> shortlist_settings(const pmt::Translator& t, const std::vector<int>& asked) {
+  std::vector<std::pair<bool, std::string>> out;
+  for (const int on : asked) {
+    if (!t.has_shortlist()) return {{false, "none"}};
+    out.emplace_back(on != 0, on != 0 ? "on" : "off");
+  }
+  return out;
+}
+
 // One sentence to translate: token ids (random input) or text (--input).
 struct Source {
   std::vector<int32_t> ids;
@@ -244,10 +257,11 @@ pmt::Status run_call(pmt::Translator& t, const Source& src, const pmt::Translate
 
 // Encoder time of `src` by the max_len-2 greedy probe (see the file comment); NAN when the
 // model ends the sentence at once.
-double probe_encoder(pmt::Translator& t, const Source& src, CallTimes* scratch, pmt::Status* status) {
+double probe_encoder(pmt::Translator& t, const Source& src, bool shortlist, CallTimes* scratch, pmt::Status* status) {
   pmt::TranslateOptions probe;
   probe.beam = 1;
   probe.max_len = 2;
+  probe.shortlist = shortlist;
   *status = run_call(t, src, probe, scratch);
   if (!status->ok() || scratch->events.empty()) return NAN;
   return 2 * scratch->events[0] - scratch->end;
@@ -255,11 +269,12 @@ double probe_encoder(pmt::Translator& t, const Source& src, CallTimes* scratch, 
 
 // Measures beam x max_len on `sources` (one call each) and fills the row's timings. Sentences
 // the runtime rejects (too long for --max-src, invalid UTF-8) are skipped and counted.
-pmt::Status measure(pmt::Translator& t, const std::vector<Source>& sources, int beam, int max_len, BenchRow* row,
-                    size_t* skipped) {
+pmt::Status measure(pmt::Translator& t, const std::vector<Source>& sources, int beam, bool shortlist, int max_len,
+                    BenchRow* row, size_t* skipped) {
   pmt::TranslateOptions options;
   options.beam = beam;
   options.max_len = max_len;
+  options.shortlist = shortlist;
   CallTimes times;
   times.events.reserve(static_cast<size_t>(t.limits().max_tgt_len) + 1);
   pmt::Status s;
@@ -273,7 +288,7 @@ pmt::Status measure(pmt::Translator& t, const std::vector<Source>& sources, int 
   bool warm = false;
   for (const Source& src : sources) {
     if (!warm && (s = run_call(t, src, options, &times)).ok()) warm = true;  // caches, thread pool
-    const double e = probe_encoder(t, src, &times, &s);
+    const double e = probe_encoder(t, src, shortlist, &times, &s);
     if (s.ok()) s = run_call(t, src, options, &times);
     if (!s.ok() && src.is_text && rejected()) {
       ++*skipped;
@@ -374,9 +389,10 @@ int run_file(const Options& o) {
         }
         const double load_ms = (now_s() - t0) * 1e3;
         pmt::TextTranslator text(*t);
-        for (const int beam : o.beams) {
-          std::fprintf(stderr, "pmt-bench: %s, %d thread(s), batch %d, beam %d, %zu lines ...\n", path.c_str(), threads,
-                       batch, beam, lines.size());
+        for (const int beam : o.beams)
+          for (const auto& [shortlist, label] : shortlist_settings(*t, o.shortlists)) {
+          std::fprintf(stderr, "pmt-bench: %s, %d thread(s), batch %d, beam %d, shortlist %s, %zu lines ...\n",
+                       path.c_str(), threads, batch, beam, label.c_str(), lines.size());
           pmt::bench::FileRow row;
           row.model = path;
           row.precision = t->quantized() ? "int8" : "fp32";
@@ -384,12 +400,14 @@ int run_file(const Options& o) {
           row.threads = threads;
           row.batch = batch;
           row.beam = beam;
+          row.shortlist = label;
           row.lines = lines.size();
           row.load_ms = load_ms;
           row.arena_mb = static_cast<double>(t->arena_bytes()) / 1e6;
           pmt::TextOptions options;
           options.search.beam = beam;
           options.search.no_repeat_ngram = o.no_repeat_ngram;
+          options.search.shortlist = shortlist;
           options.split = o.split;
           std::vector<double> seconds;
           for (int pass = 0; pass < o.repeats; ++pass) {
@@ -456,7 +474,8 @@ int run(const Options& o) {
         std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
         return s.code() == pmt::ErrorCode::kOutOfMemory || s.code() == pmt::ErrorCode::kBackend ? 1 : 2;
       }
-      for (const int beam : o.beams) {
+      for (const int beam : o.beams)
+        for (const auto& [shortlist, label] : shortlist_settings(*t, o.shortlists)) {
         for (const int src_len : o.input.empty() ? o.src_lens : std::vector<int>{0}) {
           const std::vector<Source> sources =
               o.input.empty() ? random_sources(o.repeats, src_len, t->config().vocab_size, &rng) : sentences;
@@ -469,12 +488,13 @@ int run(const Options& o) {
             row.clock = o.cpu_clock ? "cpu" : "wall";
             row.threads = threads;
             row.beam = beam;
+            row.shortlist = label;
             row.gen_len = gen;
             row.load_ms = load_ms;
             std::fprintf(stderr, "pmt-bench: %s, %d thread(s), beam %d, source %s, max_len %d ...\n", path.c_str(),
                          threads, beam, o.input.empty() ? std::to_string(src_len).c_str() : o.input.c_str(), gen);
             size_t skipped = 0;
-            const pmt::Status m = measure(*t, sources, beam, gen, &row, &skipped);
+            const pmt::Status m = measure(*t, sources, beam, shortlist, gen, &row, &skipped);
             if (skipped > 0)
               std::fprintf(stderr, "pmt-bench: skipped %zu of %zu sentences the model rejected\n", skipped,
                            sources.size());

@@ -99,6 +99,9 @@ int parse_args(int argc, char** argv, Args* a) {
                  "never output the same N tokens twice in a line (N-grams with digits exempt); 0 = off (default 4)")
       ->type_name("N")
       ->check(pmt::cli::int_range(0, std::numeric_limits<int32_t>::max()));
+  app.add_flag(
+      "--no-shortlist", [a](int64_t) { a->translate.shortlist = false; },
+      "score every vocabulary token, not only the model's shortlist of candidates (where the model has one)");
   app.add_flag("--stream", a->stream, "write each token as soon as it is final (forces --batch 1)");
   app.add_flag("-q,--quiet", a->quiet, "no progress on stderr");
   if (const int rc = pmt::cli::parse(app, "pmt-translate", argc, argv, true); rc >= 0) return rc;

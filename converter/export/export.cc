@@ -34,6 +34,7 @@ std::string export_model(const StFile& checkpoint, std::string_view tokenizer, c
   contents.tokenizer = tokenizer;
   contents.tensors = model_weights(model);
   contents.linear_dtype = options.dtype;
+  contents.shortlist = options.shortlist;
   if (int8) {
     std::map<std::string, LinearRange> ranges;
     if (std::string why = calibrate(&model, *calib, options.calib_sentences, options.percentile, &ranges, options.progress);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/safetensors.h"
+#include "export/model_writer.h"
 #include "pocketmt/model_file.h"
 #include "train/parallel_data.h"
 
@@ -24,6 +25,7 @@ struct ExportOptions {
   double channel_margin = 1.1;
   // I8: called after each calibration pair with (pairs done, pairs in all); may be empty.
   std::function<void(size_t, size_t)> progress;
+  const Shortlist* shortlist = nullptr;  // written into the file when given (export/shortlist.h)
 };
 
 // Validates `checkpoint` (config in its metadata; every tensor of that config present with its

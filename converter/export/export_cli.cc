@@ -17,6 +17,7 @@
 #include "corpus/cli_options.h"
 #include "export/export.h"
 #include "export/model_writer.h"
+#include "export/shortlist.h"
 #include "pmt_progress.h"
 #include "train/parallel_data.h"
 
@@ -47,6 +48,7 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
   std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1", alpha_text;
+  std::string shortlist_prefix, frequent_text = "100", per_source_text = "50";
   bool quiet = false;
   const Option options[] = {
       {"--checkpoint", &checkpoint_path, nullptr, "checkpoint (pmt-convert train, or PyTorch weights under README names)", "FILE"},
@@ -64,6 +66,11 @@ int cmd_export(int argc, char** argv) {
       {"--alpha", &alpha_text, nullptr,
        "the length penalty translations get by default (metadata decode.alpha; choose it on validation data, "
        "docs/model-format.md); without it the runtime uses 0.6", "A"},
+      {"--shortlist", &shortlist_prefix, nullptr,
+       "build the output layer's vocabulary shortlist from these sentence pairs (PREFIX.<src> / PREFIX.<tgt>, "
+       "e.g. the training data) and store it in the file (docs/model-format.md)", "PREFIX"},
+      {"--shortlist-frequent", &frequent_text, nullptr, "shortlist: the most frequent target pieces, always candidates (default 100)", "N"},
+      {"--shortlist-per-source", &per_source_text, nullptr, "shortlist: target pieces kept per source piece (default 50)", "K"},
       {"--quiet", nullptr, &quiet, "no calibration progress on stderr"},
   };
   if (ParseResult r = parse_options("export", kUsage, argc, argv, options); r != ParseResult::kOk)
@@ -94,6 +101,13 @@ int cmd_export(int argc, char** argv) {
       !(opts.channel_margin == 0.0 || (opts.channel_margin >= 1.0 && opts.channel_margin <= 100.0)))
     return usage_error("--channel-margin must be 0 or a number in [1, 100], got '" + margin_text + "'");
   if (opts.dtype == DType::I8 && calib_prefix.empty()) return usage_error("--dtype int8 needs --calib-data");
+  exporter::ShortlistOptions shortlist_options;
+  int64_t frequent = 0, per_source = 0;
+  if (!parse_int_option("export", "--shortlist-frequent", frequent_text, 0, 65536, &frequent) ||
+      !parse_int_option("export", "--shortlist-per-source", per_source_text, 0, 65536, &per_source))
+    return 2;
+  shortlist_options.frequent = static_cast<size_t>(frequent);
+  shortlist_options.per_source = static_cast<size_t>(per_source);
   std::string alpha_metadata;
   if (!alpha_text.empty()) {
     const double alpha = std::strtod(alpha_text.c_str(), &end);
@@ -132,11 +146,29 @@ int cmd_export(int argc, char** argv) {
     if (calib.size() == 0) return input_error(calib_prefix + ": no usable sentence pairs for calibration");
   }
 
+  exporter::Shortlist shortlist;
+  if (!shortlist_prefix.empty()) {
+    train::ParallelData pairs;
+    train::LoadStats stats;
+    if (std::string why = train::load_parallel(shortlist_prefix, src, tgt, sp, config.max_len, train::LengthPolicy::kDrop,
+                                               false, &pairs, &stats);
+        !why.empty())
+      return input_error(why);
+    if (std::string why = exporter::build_shortlist(pairs, config.vocab_size, config.eos_id, shortlist_options, &shortlist);
+        !why.empty())
+      return input_error(shortlist_prefix + ": " + why);
+    opts.shortlist = &shortlist;
+  }
+
   std::map<std::string, std::string> metadata = {{"source_checkpoint", checkpoint_path},
                                                   {"tokenizer_file", spm_path},
                                                   {"exported_by", "pmt-convert export"}};
   if (opts.dtype == DType::I8) metadata["calibration_data"] = calib_prefix + "." + src + " / ." + tgt;
   if (!alpha_metadata.empty()) metadata["decode.alpha"] = alpha_metadata;
+  if (opts.shortlist != nullptr)
+    metadata["shortlist"] = shortlist_prefix + "." + src + " / ." + tgt + ": " + frequent_text + " frequent, " +
+                            per_source_text + " per source piece (Dice, at least " +
+                            std::to_string(shortlist_options.min_pairs) + " pairs)";
   std::vector<uint8_t> bytes;
   cli::Progress progress("pmt-convert export: calibration", 0, "pairs", quiet);
   opts.progress = [&progress](size_t done, size_t total) {
@@ -159,6 +191,9 @@ int cmd_export(int argc, char** argv) {
   std::string detail = dtype;
   if (opts.dtype == DType::I8)
     detail += ", calibrated on " + std::to_string(std::min(calib.size(), opts.calib_sentences)) + " pairs";
+  if (opts.shortlist != nullptr)
+    detail += ", shortlist of " + std::to_string(shortlist.frequent.size()) + " + " +
+              std::to_string(shortlist.targets.size()) + " ids";
   std::printf("wrote %s: %zu bytes (%.2f MiB), %s\n", out_path.c_str(), bytes.size(),
               static_cast<double>(bytes.size()) / (1 << 20), detail.c_str());
   return 0;

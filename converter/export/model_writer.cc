@@ -120,14 +120,19 @@ std::string build_model_file(const ModelContents& contents, std::vector<uint8_t>
   auto tokenizer = zlib ? fbb.CreateVector(deflated)
                         : fbb.CreateVector(reinterpret_cast<const uint8_t*>(contents.tokenizer.data()),
                                            contents.tokenizer.size());
+  flatbuffers::Offset<fb::Shortlist> shortlist;
+  if (const Shortlist* list = contents.shortlist)
+    shortlist = fb::CreateShortlist(fbb, fbb.CreateVector(list->frequent), fbb.CreateVector(list->offsets),
+                                    fbb.CreateVector(list->targets));
   const ModelConfig& c = contents.config;
   auto config = fb::CreateConfig(fbb, c.vocab_size, c.d_model, c.n_heads, c.d_ff, c.n_enc_layers, c.n_dec_layers,
                                  c.max_len, c.pre_ln, c.ln_eps, c.pad_id, c.unk_id, c.bos_id, c.eos_id);
   // The checksum is written as 0 and patched below, once the bytes it covers are final.
   // A raw tokenizer needs nothing of version 2, so such a file stays readable by version 1 readers.
   auto model = zlib ? fb::CreateModel(fbb, kModelFormatVersion, 0u, config, tokenizer, tensor_vec, metadata_vec,
-                                      fb::TokenizerEncoding::Zlib, contents.tokenizer.size())
-                    : fb::CreateModel(fbb, kOldestModelFormatVersion, 0u, config, tokenizer, tensor_vec, metadata_vec);
+                                      fb::TokenizerEncoding::Zlib, contents.tokenizer.size(), shortlist)
+                    : fb::CreateModel(fbb, kOldestModelFormatVersion, 0u, config, tokenizer, tensor_vec, metadata_vec,
+                                      fb::TokenizerEncoding::Raw, 0, shortlist);
   fb::FinishModelBuffer(fbb, model);
 
   std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

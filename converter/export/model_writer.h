@@ -29,6 +29,13 @@ struct LinearQuant {
   std::vector<float> output_ranges;
 };
 
+// The output layer's vocabulary shortlist, owned; laid out as pmt::ShortlistView reads it.
+struct Shortlist {
+  std::vector<int32_t> frequent;
+  std::vector<uint32_t> offsets;
+  std::vector<uint16_t> targets;
+};
+
 struct ModelContents {
   ModelConfig config;
   std::string_view tokenizer;      // serialized SentencePiece ModelProto, non-empty
@@ -42,6 +49,7 @@ struct ModelContents {
   DType linear_dtype = DType::F32;
   std::map<std::string, LinearQuant> quant;  // by weight name; I8 only
   std::map<std::string, std::string> metadata;
+  const Shortlist* shortlist = nullptr;  // optional; checked by the loader's rules
 };
 
 // Builds the file in memory: identifier, format version, tokenizer, 64-byte aligned tensor data and the

@@ -181,6 +181,32 @@ std::string inflate_exactly(const uint8_t* stream, size_t stream_bytes, uint64_t
   return why;
 }
 
+// Every id below `vocab` and ascending (so without repeats).
+template <class Id>
+bool ascending_ids(std::span<const Id> ids, int32_t vocab) {
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (static_cast<int64_t>(ids[i]) < 0 || static_cast<int64_t>(ids[i]) >= vocab || (i > 0 && !(ids[i - 1] < ids[i])))
+      return false;
+  return true;
+}
+
+std::string check_shortlist(const fb::Shortlist& list, int32_t vocab, ShortlistView* out) {
+  out->frequent = {list.frequent()->data(), list.frequent()->size()};
+  out->offsets = {list.offsets()->data(), list.offsets()->size()};
+  out->targets = {list.targets()->data(), list.targets()->size()};
+  if (!ascending_ids(out->frequent, vocab)) return "frequent ids are not ascending ids below the vocabulary size";
+  if (out->offsets.size() != static_cast<size_t>(vocab) + 1)
+    return std::to_string(out->offsets.size()) + " offsets, the vocabulary needs " + std::to_string(vocab + 1);
+  if (out->offsets.front() != 0 || out->offsets.back() != out->targets.size())
+    return "offsets do not run from 0 to the " + std::to_string(out->targets.size()) + " targets";
+  for (int32_t s = 0; s < vocab; ++s) {
+    if (out->offsets[s] > out->offsets[s + 1]) return "offsets decrease at source id " + std::to_string(s);
+    if (!ascending_ids(out->of(s), vocab))
+      return "the targets of source id " + std::to_string(s) + " are not ascending ids below the vocabulary size";
+  }
+  return {};
+}
+
 }  // namespace
 
 float half_to_float(uint16_t h) {
@@ -471,6 +497,10 @@ std::string ModelFile::load() {
     if (!plain || !digits || value > 100.0)
       return "metadata decode.alpha = '" + std::string(alpha) + "' is not a length penalty in [0, 100]";
     default_alpha_ = static_cast<float>(value);
+  }
+  if (const fb::Shortlist* list = model->shortlist()) {
+    if (std::string why = check_shortlist(*list, c.vocab_size, &shortlist_.emplace()); !why.empty())
+      return "shortlist: " + why;
   }
   return {};
 }

@@ -6,8 +6,6 @@
 #include "kernels/attention.h"
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
-#include "kernels/quantize.h"
-#include "kernels/simd.h"
 #include "kernels/top_k.h"
 #include "mapped_pages.h"
 
@@ -66,6 +64,8 @@ std::string Network::create(const ModelFile& file, const NetworkLimits& limits, 
   pool_ = pool;
   config_ = file.config();
   limits_ = limits;
+  shortlist_ = file.shortlist();
+  n_columns_ = config_.vocab_size;
   embed_ = file.find("embed.weight");
   if (embed_ == nullptr) return "model file lacks embed.weight";
   if (std::string e = create_linear("embed.weight", "", {}, &output_); !e.empty()) return e;
@@ -127,6 +127,16 @@ void Network::bind(ArenaLayout& arena) {
   refine_row_ = arena.take<float>(D);
   refine_val_ = arena.take<float>(refine_count_);
   refine_idx_ = arena.take<int32_t>(refine_count_);
+  int32_t* frequent = nullptr;
+  uint32_t* offsets = nullptr;
+  uint16_t* targets = nullptr;
+  if (shortlist_ != nullptr) {
+    columns_ = arena.take<int32_t>(V);
+    column_of_ = arena.take<int32_t>(V);
+    frequent = arena.take<int32_t>(shortlist_->frequent.size());
+    offsets = arena.take<uint32_t>(shortlist_->offsets.size());
+    targets = arena.take<uint16_t>(shortlist_->targets.size());
+  }
   src_offset_ = arena.take<int32_t>(limits_.max_batch);
   src_len_ = arena.take<int32_t>(limits_.max_batch);
   for (DecoderLayer& l : decoder_) {
@@ -157,6 +167,13 @@ void Network::bind(ArenaLayout& arena) {
     norm_params += 2 * D;
   }
   if (scales != nullptr) embed_scales_ = std::copy_n(embed_->scales, V, scales) - V;
+  if (shortlist_ != nullptr) {
+    const ShortlistView& list = *shortlist_;
+    arena_shortlist_ = {{frequent, std::copy(list.frequent.begin(), list.frequent.end(), frequent)},
+                        {offsets, std::copy(list.offsets.begin(), list.offsets.end(), offsets)},
+                        {targets, std::copy(list.targets.begin(), list.targets.end(), targets)}};
+    std::fill_n(column_of_, V, -1);
+  }
   release_file();
   constexpr size_t kSlice = 256 * 1024;
   for (size_t at = 0; at < embed_->bytes; at += kSlice) {
@@ -214,8 +231,33 @@ void Network::residual(const Norm& norm, size_t rows, F&& f) {
   }
 }
 
-void Network::encode(std::span<const std::span<const int32_t>> sources) {
+void Network::select_columns(std::span<const std::span<const int32_t>> sources) {
+  for (size_t c = 0; c < n_columns_; ++c) column_of_[columns_[c]] = -1;
+  n_columns_ = 0;
+  auto add = [&](int32_t token) {
+    if (column_of_[token] >= 0) return;
+    column_of_[token] = 0;
+    columns_[n_columns_++] = token;
+  };
+  for (int32_t token : arena_shortlist_.frequent) add(token);
+  add(config_.eos_id);
+  for (std::span<const int32_t> source : sources)
+    for (int32_t s : source) {
+      add(s);  // the vocabulary is shared: names, numbers and URLs are copied through
+      for (uint16_t t : arena_shortlist_.of(s)) add(t);
+    }
+  std::sort(columns_, columns_ + n_columns_);
+  for (size_t c = 0; c < n_columns_; ++c) column_of_[columns_[c]] = static_cast<int32_t>(c);
+}
+
+void Network::encode(std::span<const std::span<const int32_t>> sources, bool shortlist) {
   const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
+  if (use_columns_) {
+    for (size_t c = 0; c < n_columns_; ++c) column_of_[columns_[c]] = -1;
+    n_columns_ = config_.vocab_size;
+  }
+  use_columns_ = shortlist && shortlist_ != nullptr;
+  if (use_columns_) select_columns(sources);
   const size_t count = sources.size();
   size_t rows = 0;
   for (size_t b = 0; b < count; ++b) {
@@ -295,6 +337,16 @@ void Network::decode(size_t pos, size_t rows, const int32_t* tokens, const int32
     layer_norm(decoder_norm_, rows, x_, nullptr, normed_);
     h = normed_;
   }
+  if (use_columns_) {
+    // Exact dot products with the candidates' rows: nothing to refine.
+    if (embed_->dtype == DType::I8)
+      kernels::row_logits_qc8(h, rows, static_cast<const int8_t*>(embed_rows_), embed_scales_, columns_, n_columns_,
+                              D, refine_row_, logits_, n_columns_);
+    else
+      kernels::row_logits_f32(h, rows, static_cast<const float*>(embed_rows_), columns_, n_columns_, D, logits_,
+                              n_columns_);
+    return;
+  }
   linear(output_, rows, h, logits_);
   if (refine_count_ > 0) refine_logits(rows, h);
 }
@@ -304,11 +356,9 @@ void Network::refine_logits(size_t rows, const float* h) {
   for (size_t r = 0; r < rows; ++r) {
     float* row = logits_ + r * V;
     kernels::top_k(row, V, refine_count_, refine_idx_, refine_val_);
-    for (size_t i = 0; i < refine_count_; ++i) {
-      const size_t v = refine_idx_[i];
-      kernels::dequantize_row_qc8(static_cast<const int8_t*>(embed_rows_) + v * D, embed_scales_[v], refine_row_, D);
-      row[v] = kernels::simd::dot(refine_row_, h + r * D, D);
-    }
+    kernels::row_logits_qc8(h + r * D, 1, static_cast<const int8_t*>(embed_rows_), embed_scales_, refine_idx_,
+                            refine_count_, D, refine_row_, refine_val_, refine_count_);
+    for (size_t i = 0; i < refine_count_; ++i) row[refine_idx_[i]] = refine_val_[i];
   }
 }
 

@@ -49,15 +49,27 @@ class Network {
   size_t slots() const { return static_cast<size_t>(limits_.max_batch) * limits_.max_beam; }
 
   // Encodes sources[b] (ids with the final EOS, 1 <= size <= max_src_len, count <= max_batch)
-  // and stores their cross-attention keys/values; sentence b is then addressed as b.
-  void encode(std::span<const std::span<const int32_t>> sources);
+  // and stores their cross-attention keys/values; sentence b is then addressed as b. With
+  // `shortlist` and a file that has one, the decoder's logits cover the batch's candidate
+  // tokens only (see columns()).
+  void encode(std::span<const std::span<const int32_t>> sources, bool shortlist);
   // One decoder step at position `pos` for `rows` hypotheses (rows <= slots()): row r feeds
   // tokens[r], appends to and attends over the self-attention cache of slot slots[r]
   // (positions 0..pos), and attends to the encoded sentence sentences[r]. Leaves the logits of
-  // every row in logits() [rows, vocab_size].
+  // every row in logits() [rows, columns()].
   void decode(size_t pos, size_t rows, const int32_t* tokens, const int32_t* slots,
               const int32_t* sentences);
   float* logits() { return logits_; }
+  // The logits' columns since the last encode: every token (vocab_size columns, column = token
+  // id), or with the shortlist the batch's candidates in ascending id order: the file's frequent
+  // pieces, EOS, and each source piece with its own list (ModelFile::shortlist()).
+  bool has_shortlist() const { return shortlist_ != nullptr; }
+  size_t columns() const { return n_columns_; }
+  int32_t column_token(size_t column) const {
+    return use_columns_ ? columns_[column] : static_cast<int32_t>(column);
+  }
+  // -1 for a token that is not a candidate.
+  int32_t token_column(int32_t token) const { return use_columns_ ? column_of_[token] : token; }
   // Copies positions [0, len) of every layer's self-attention cache from slot `from` to `to`.
   void copy_cache(size_t from, size_t to, size_t len);
 
@@ -101,6 +113,8 @@ class Network {
   // Replaces the coarse int8 logits of each row's best candidates by exact dot products of the
   // float decoder states h [rows, D] with the int8 embedding rows.
   void refine_logits(size_t rows, const float* h);
+  // Fills columns_ and column_of_ with the candidates of `sources`.
+  void select_columns(std::span<const std::span<const int32_t>> sources);
 
   const ModelFile* file_ = nullptr;
   bool release_weights_ = false;
@@ -115,6 +129,11 @@ class Network {
   std::vector<DecoderLayer> decoder_;
   Norm encoder_norm_, decoder_norm_;  // pre-LN only
   size_t refine_count_ = 0;           // int8 logits recomputed exactly per row
+  const ShortlistView* shortlist_ = nullptr;  // the file's; its lists are copied into the arena
+  ShortlistView arena_shortlist_;
+  bool use_columns_ = false;
+  size_t n_columns_ = 0;
+  int32_t *columns_ = nullptr, *column_of_ = nullptr;  // [vocab]; column_of_ is -1 off the list
 
   // Arena buffers. Encoder and decoder never run at once, so they share the working rows.
   size_t max_rows_ = 0;  // max(max_batch * max_src_len, slots())

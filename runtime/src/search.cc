@@ -75,14 +75,15 @@ void Search::block_repeats(const int32_t* tokens, size_t pos, size_t n, float* l
   for (size_t i = 0; i + n <= pos; ++i) {
     if (!std::equal(tail, tail + n - 1, tokens + i)) continue;
     const int32_t next = tokens[i + n - 1];
-    if (!digit_piece_[next]) log_probs[next] = -INFINITY;
+    const int32_t column = net_->token_column(next);
+    if (!digit_piece_[next] && column >= 0) log_probs[column] = -INFINITY;
   }
 }
 
 void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
                     Hypothesis* out) {
   const ModelConfig& c = net_->config();
-  const size_t V = c.vocab_size;
+  const size_t V = net_->columns();
   for (size_t b = 0; b < count; ++b) {
     done_[b] = false;
     out[b] = {history(b * max_beam_), 0, 0.f, 0.f, false};
@@ -97,9 +98,10 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
       float* row = net_->logits() + r * V;
       kernels::log_softmax(row, row, V);
       block_repeats(history(slots_[r]), pos, no_repeat, row);
-      const int32_t token = static_cast<int32_t>(kernels::argmax(row, V));
+      const size_t best = kernels::argmax(row, V);
+      const int32_t token = net_->column_token(best);
       Hypothesis& h = out[b];
-      h.log_prob += row[token];
+      h.log_prob += row[best];
       if (token == c.eos_id) {
         h.complete = true;
       } else {
@@ -118,7 +120,7 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
 void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
                   Hypothesis* out) {
   const ModelConfig& c = net_->config();
-  const size_t V = c.vocab_size;
+  const size_t V = net_->columns();
   const size_t per_hyp = std::min(2 * k, V);
   for (size_t b = 0; b < count; ++b) {
     done_[b] = false;
@@ -154,7 +156,8 @@ void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, s
         block_repeats(history(slots_[r]), pos, no_repeat, row);
         kernels::top_k(row, V, per_hyp, top_idx_, top_val_);
         const float base = slot_log_prob_[slots_[r]];
-        for (size_t i = 0; i < per_hyp; ++i) candidates_[m++] = {base + top_val_[i], top_idx_[i], j, -1};
+        for (size_t i = 0; i < per_hyp; ++i)
+          candidates_[m++] = {base + top_val_[i], net_->column_token(top_idx_[i]), j, -1};
       }
       sort_candidates(candidates_, m);
       size_t n_new = 0;

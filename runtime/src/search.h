@@ -85,7 +85,8 @@ class Search {
 
   int32_t* history(size_t slot) const { return history_ + slot * max_tgt_; }
   // Sets to -inf the log-probability of every token that would complete a second copy of an
-  // n-gram of tokens[0..pos), except n-grams with a digit piece.
+  // n-gram of tokens[0..pos), except n-grams with a digit piece. log_probs: one row of the
+  // network's logit columns.
   void block_repeats(const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
   // Adds one finished hypothesis of sentence b (parent's tokens, then `token` unless it is EOS),
   // replacing the worst when k are already kept.

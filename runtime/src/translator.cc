@@ -140,7 +140,7 @@ struct Translator::Impl {
       ++n;
     }
     if (n == 0) return;
-    network.encode({batch.data(), n});
+    network.encode({batch.data(), n}, options.shortlist);
     struct SinkContext {
       Impl* impl;
       TokenCallback callback;
@@ -228,6 +228,7 @@ const LoadOptions& Translator::limits() const { return impl_->limits; }
 bool Translator::quantized() const { return impl_->file->quantized(); }
 float Translator::default_alpha() const { return impl_->file->default_alpha(); }
 size_t Translator::arena_bytes() const { return impl_->arena.size(); }
+bool Translator::has_shortlist() const { return impl_->network.has_shortlist(); }
 std::span<const Translation> Translator::results() const { return {impl_->results.data(), impl_->result_count}; }
 
 namespace {
@@ -375,7 +376,7 @@ Status Translator::score_ids(std::span<const std::span<const int32_t>> sources,
     m.sources[b] = sources[b];
     if (!m.admit(b, b)) return Status::error(m.results[b].status.code(), "source %zu: %s", b, m.results[b].status.message());
   }
-  m.network.encode({m.batch.data(), count});
+  m.network.encode({m.batch.data(), count}, false);  // every token has a logit
   struct SinkContext {
     LogitsCallback callback;
     size_t vocab;

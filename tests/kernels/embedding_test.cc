@@ -74,5 +74,48 @@ TEST_CASE("embed_f32 and embed_qc8 match the references on odd sizes") {
   }
 }
 
+TEST_CASE("row_logits_f32 and row_logits_qc8 match hand-computed values and the references") {
+  // Hand-computed: d = 2, rows h = [1, 2] and [0, -1]; table rows 0: [1, 1], 1: [2, -1] (int8
+  // [4, -2] at scale 0.5), 2: [0, 3]; ids [2, 1] into an output with stride 3.
+  const std::vector<float> h = {1, 2, 0, -1};
+  const std::vector<float> table = {1, 1, 2, -1, 0, 3};
+  const std::vector<int8_t> table_q = {2, 2, 4, -2, 0, 6};
+  const std::vector<float> scales = {0.5f, 0.5f, 0.5f};
+  const std::vector<int32_t> ids = {2, 1};
+  const std::vector<float> want = {6, 0, -7, -3, 1, -7};  // column 2 of each row untouched
+  std::vector<float> out(6, -7), scratch(2);
+  row_logits_f32(h.data(), 2, table.data(), ids.data(), 2, 2, out.data(), 3);
+  CHECK(out == want);
+  std::fill(out.begin(), out.end(), -7.f);
+  row_logits_qc8(h.data(), 2, table_q.data(), scales.data(), ids.data(), 2, 2, scratch.data(), out.data(), 3);
+  CHECK(out == want);
+  std::fill(out.begin(), out.end(), -7.f);
+  row_logits_f32_ref(h.data(), 2, table.data(), ids.data(), 2, 2, out.data(), 3);
+  CHECK(out == want);
+  std::fill(out.begin(), out.end(), -7.f);
+  row_logits_qc8_ref(h.data(), 2, table_q.data(), scales.data(), ids.data(), 2, 2, out.data(), 3);
+  CHECK(out == want);
+
+  // Odd sizes, repeated and unordered ids, several rows.
+  const size_t vocab = 13, rows = 3;
+  const std::vector<int32_t> some = {12, 0, 5, 5, 9, 1, 7};
+  for (size_t d : testing::kOddSizes) {
+    CAPTURE(d);
+    const auto hs = random_floats(rows * d, -2, 2, static_cast<uint32_t>(d) + 1);
+    const auto tf = random_floats(vocab * d, -1, 1, static_cast<uint32_t>(d) + 2);
+    std::vector<int8_t> tq(vocab * d);
+    for (size_t i = 0; i < tq.size(); ++i) tq[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+    const auto rs = random_floats(vocab, 0.001f, 0.02f, 11);
+    const size_t n = some.size(), stride = n + 2;
+    std::vector<float> got(rows * stride), ref(rows * stride), w(d);
+    row_logits_f32(hs.data(), rows, tf.data(), some.data(), n, d, got.data(), stride);
+    row_logits_f32_ref(hs.data(), rows, tf.data(), some.data(), n, d, ref.data(), stride);
+    for (size_t r = 0; r < rows; ++r) check_close(got.data() + r * stride, ref.data() + r * stride, n, 1e-5f, 1e-5f);
+    row_logits_qc8(hs.data(), rows, tq.data(), rs.data(), some.data(), n, d, w.data(), got.data(), stride);
+    row_logits_qc8_ref(hs.data(), rows, tq.data(), rs.data(), some.data(), n, d, ref.data(), stride);
+    for (size_t r = 0; r < rows; ++r) check_close(got.data() + r * stride, ref.data() + r * stride, n, 1e-5f, 1e-5f);
+  }
+}
+
 }  // namespace
 }  // namespace pmt::kernels

@@ -83,8 +83,10 @@ struct TinyModel {
     }
   }
 
-  std::vector<uint8_t> build(DType dtype, TokenizerEncoding encoding = TokenizerEncoding::Zlib) const {
+  std::vector<uint8_t> build(DType dtype, TokenizerEncoding encoding = TokenizerEncoding::Zlib,
+                             const pmt::exporter::Shortlist* shortlist = nullptr) const {
     pmt::exporter::ModelContents c;
+    c.shortlist = shortlist;
     c.config = config;
     c.tokenizer = tokenizer;
     c.tokenizer_encoding = encoding;
@@ -562,4 +564,51 @@ TEST_CASE("a shape vector at a misaligned address is rejected, not read") {
   reseal(bytes);  // as the fuzz target does: the checks after the checksum are under test
   const std::string error = load_error(bytes);
   CHECK(error.find("shape is not 8-byte aligned") != std::string::npos);
+}
+
+TEST_CASE("a vocabulary shortlist round-trips; bad ones are rejected with the reason") {
+  const TinyModel m;
+  const int32_t V = m.config.vocab_size;
+  pmt::exporter::Shortlist good;
+  good.frequent = {1, 3, V - 1};
+  good.offsets.assign(static_cast<size_t>(V) + 1, 0);
+  good.targets = {2, 5, 4};  // source 0: {2, 5}; source 2: {4}; the others none
+  for (size_t s = 1; s <= static_cast<size_t>(V); ++s) good.offsets[s] = s <= 2 ? 2 : 3;
+  for (const TokenizerEncoding encoding : {TokenizerEncoding::Raw, TokenizerEncoding::Zlib}) {
+    Loaded l = load_kept(m.build(DType::I8, encoding, &good));
+    REQUIRE_MESSAGE(l.file, l.error);
+    const pmt::ShortlistView* list = l.file->shortlist();
+    REQUIRE(list != nullptr);
+    CHECK(std::vector<int32_t>(list->frequent.begin(), list->frequent.end()) == good.frequent);
+    CHECK(std::vector<uint16_t>(list->of(0).begin(), list->of(0).end()) == std::vector<uint16_t>{2, 5});
+    CHECK(list->of(1).empty());
+    CHECK(std::vector<uint16_t>(list->of(2).begin(), list->of(2).end()) == std::vector<uint16_t>{4});
+    CHECK(list->of(V - 1).empty());
+  }
+  {
+    Loaded l = load_kept(m.build(DType::I8));
+    REQUIRE(l.file);
+    CHECK(l.file->shortlist() == nullptr);
+  }
+  struct Bad {
+    const char* what;
+    void (*edit)(pmt::exporter::Shortlist&, int32_t vocab);
+  };
+  const Bad bad[] = {
+      {"frequent ids are not ascending", [](auto& l, int32_t) { l.frequent = {3, 1}; }},
+      {"frequent ids are not ascending", [](auto& l, int32_t v) { l.frequent = {v}; }},
+      {"offsets, the vocabulary needs", [](auto& l, int32_t) { l.offsets.pop_back(); }},
+      {"offsets do not run from 0", [](auto& l, int32_t) { l.offsets.back() = 2; }},
+      {"offsets decrease at source id 1", [](auto& l, int32_t) { l.offsets[2] = 1; }},
+      {"the targets of source id 0 are not ascending", [](auto& l, int32_t) { l.targets[0] = 7; }},
+      {"the targets of source id 2 are not ascending", [](auto& l, int32_t v) { l.targets[2] = static_cast<uint16_t>(v); }},
+  };
+  for (const Bad& b : bad) {
+    CAPTURE(b.what);
+    pmt::exporter::Shortlist list = good;
+    b.edit(list, V);
+    const std::string error = load_error(m.build(DType::I8, TokenizerEncoding::Zlib, &list));
+    CHECK(error.find("shortlist: ") != std::string::npos);
+    CHECK(error.find(b.what) != std::string::npos);
+  }
 }

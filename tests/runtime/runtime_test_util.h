@@ -102,12 +102,14 @@ class ModelBytes {
 };
 
 // Exports `model` with the exporter (int8: calibrated on random pairs; channel_margin 0: without
-// per-channel output ranges).
+// per-channel output ranges), with the given metadata and vocabulary shortlist.
 inline ModelBytes export_model(const train::Transformer& model, DType dtype, double channel_margin = 1.1,
-                               const std::map<std::string, std::string>& metadata = {}) {
+                               const std::map<std::string, std::string>& metadata = {},
+                               const exporter::Shortlist* shortlist = nullptr) {
   exporter::ExportOptions options;
   options.dtype = dtype;
   options.channel_margin = channel_margin;
+  options.shortlist = shortlist;
   const train::ParallelData calib = random_pairs(200, model.config().vocab_size, 5);
   std::vector<uint8_t> bytes;
   const std::string error = exporter::export_model(checkpoint_of(model), tiny_tokenizer(),

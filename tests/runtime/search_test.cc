@@ -68,7 +68,7 @@ TEST_CASE("beam search with k = 1 equals greedy search") {
     }
     // Short limits for some sentences, so both ways of ending (EOS, length) are compared.
     const std::vector<int32_t> max_len = {40, 5, 40, 12, 1};
-    e.network.encode(spans(sources));
+    e.network.encode(spans(sources), false);
     std::vector<rt::Hypothesis> greedy(sources.size()), beam(sources.size());
     e.search.greedy(sources.size(), max_len.data(), 0.6f, 0, {}, greedy.data());
     const std::vector<Result> g = copy_out(greedy);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -86,6 +87,18 @@ struct TensorView {
   const int8_t* i8() const { return static_cast<const int8_t*>(data); }   // dtype I8 only
 };
 
+// The output layer's vocabulary shortlist (schema Shortlist, docs/model-format.md): the target
+// ids a sentence can produce are `frequent` plus of(s) for each of its source ids s. Views of the
+// file, checked at load: ids in [0, vocab_size), each list ascending, offsets consistent.
+struct ShortlistView {
+  std::span<const int32_t> frequent;
+  std::span<const uint32_t> offsets;  // vocab_size + 1
+  std::span<const uint16_t> targets;
+  std::span<const uint16_t> of(int32_t source) const {
+    return targets.subspan(offsets[source], offsets[source + 1] - offsets[source]);
+  }
+};
+
 class ModelFile {
  public:
   // Maps `path` read-only and verifies it. On failure returns nullptr and sets *error (if not
@@ -128,6 +141,8 @@ class ModelFile {
   // The length penalty the model was tuned with: metadata `decode.alpha` (a decimal number in
   // [0, 100], checked at load), else kFallbackAlpha.
   float default_alpha() const { return default_alpha_; }
+  // nullptr when the file has no shortlist.
+  const ShortlistView* shortlist() const { return shortlist_ ? &*shortlist_ : nullptr; }
   // The whole file as read.
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
@@ -150,6 +165,7 @@ class ModelFile {
   std::unordered_map<std::string_view, size_t> index_;
   std::vector<std::pair<std::string_view, std::string_view>> metadata_;
   float default_alpha_ = kFallbackAlpha;
+  std::optional<ShortlistView> shortlist_;
   bool quantized_ = false;
 };
 

@@ -63,6 +63,8 @@ typedef struct pmt_translate_options {
   float max_len_ratio;   /* 0..100 (default 2) */
   int32_t max_len_extra; /* 0..65536 (default 10) */
   int32_t no_repeat_ngram; /* n > 0: no output n-gram twice (digit n-grams exempt); 0 = off */
+  int32_t shortlist;       /* 1 (default): score only the vocabulary shortlist's candidates when the
+                              model file has one; 0: every token */
 } pmt_translate_options;
 
 /* One sentence of the last call. Pointers stay valid until the next call on the handle. */

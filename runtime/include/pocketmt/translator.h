@@ -104,6 +104,10 @@ struct TranslateOptions {
   // hypothesis (n-grams holding a digit piece are exempt, so numbers copy through); a guard
   // against the loops of a weak model. 0 = off. The translate CLI uses 4.
   int32_t no_repeat_ngram = 0;
+  // Vocabulary shortlist: when the model file has one (has_shortlist()), the output layer
+  // scores only the batch's candidate tokens (the file's frequent pieces, EOS, the source pieces
+  // and their lists) instead of the whole vocabulary. False: every token, as without one.
+  bool shortlist = true;
 };
 
 // One translated sentence. Views point into the Translator and stay valid until its next
@@ -169,6 +173,7 @@ class Translator {
   // validation data at export), else kFallbackAlpha.
   float default_alpha() const;
   size_t arena_bytes() const;         // the one activation/cache/search allocation
+  bool has_shortlist() const;         // the file has a vocabulary shortlist (TranslateOptions::shortlist)
 
   // Translates UTF-8 sentences (one sentence each, no newline needed). An empty sentence, or one
   // SentencePiece turns into no tokens, gives an empty translation without running the model.

@@ -32,6 +32,29 @@ void PMT_KERNEL(embed_qc8)(const int8_t* table, const float* row_scales, const i
   }
 }
 
+PMT_MULTIVERSION
+void PMT_KERNEL(row_logits_f32)(const float* h, size_t rows, const float* table, const int32_t* ids, size_t n,
+                                size_t d, float* out, size_t out_stride) {
+  for (size_t j = 0; j < n; ++j) {
+    const float* row = table + static_cast<size_t>(ids[j]) * d;
+    for (size_t r = 0; r < rows; ++r) out[r * out_stride + j] = simd::dot(h + r * d, row, d);
+  }
+}
+
+PMT_MULTIVERSION
+void PMT_KERNEL(row_logits_qc8)(const float* h, size_t rows, const int8_t* table, const float* row_scales,
+                                const int32_t* ids, size_t n, size_t d, float* scratch, float* out,
+                                size_t out_stride) {
+  for (size_t j = 0; j < n; ++j) {
+    const size_t id = static_cast<size_t>(ids[j]);
+    const int8_t* __restrict row = table + id * d;
+    const float scale = row_scales[id];
+    float* __restrict w = scratch;
+    for (size_t c = 0; c < d; ++c) w[c] = static_cast<float>(row[c]) * scale;
+    for (size_t r = 0; r < rows; ++r) out[r * out_stride + j] = simd::dot(h + r * d, w, d);
+  }
+}
+
 #if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
 void sinusoid_table(float* pe, size_t max_len, size_t d) {
   for (size_t c = 0; c < d; ++c) {
@@ -63,6 +86,27 @@ void embed_qc8_ref(const int8_t* table, const float* row_scales, const int32_t* 
           static_cast<float>(static_cast<double>(table[id * d + c]) * row_scales[id] * scale +
                              pos_table[(pos0 + t) * d + c]);
   }
+}
+
+void row_logits_f32_ref(const float* h, size_t rows, const float* table, const int32_t* ids, size_t n, size_t d,
+                        float* out, size_t out_stride) {
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t j = 0; j < n; ++j) {
+      double acc = 0.0;
+      for (size_t c = 0; c < d; ++c) acc += static_cast<double>(h[r * d + c]) * table[static_cast<size_t>(ids[j]) * d + c];
+      out[r * out_stride + j] = static_cast<float>(acc);
+    }
+}
+
+void row_logits_qc8_ref(const float* h, size_t rows, const int8_t* table, const float* row_scales,
+                        const int32_t* ids, size_t n, size_t d, float* out, size_t out_stride) {
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t j = 0; j < n; ++j) {
+      const size_t id = static_cast<size_t>(ids[j]);
+      double acc = 0.0;
+      for (size_t c = 0; c < d; ++c) acc += static_cast<double>(h[r * d + c]) * table[id * d + c] * row_scales[id];
+      out[r * out_stride + j] = static_cast<float>(acc);
+    }
 }
 #endif
 

@@ -48,6 +48,14 @@ PMT_NEON_DISPATCH(void, embed_qc8,
                   (const int8_t* table, const float* row_scales, const int32_t* ids, size_t n, size_t d,
                    const float* pos_table, size_t pos0, float* y),
                   (table, row_scales, ids, n, d, pos_table, pos0, y))
+PMT_NEON_DISPATCH(void, row_logits_f32,
+                  (const float* h, size_t rows, const float* table, const int32_t* ids, size_t n, size_t d,
+                   float* out, size_t out_stride),
+                  (h, rows, table, ids, n, d, out, out_stride))
+PMT_NEON_DISPATCH(void, row_logits_qc8,
+                  (const float* h, size_t rows, const int8_t* table, const float* row_scales, const int32_t* ids,
+                   size_t n, size_t d, float* scratch, float* out, size_t out_stride),
+                  (h, rows, table, row_scales, ids, n, d, scratch, out, out_stride))
 PMT_NEON_DISPATCH(void, add_layer_norm,
                   (const float* x, const float* residual, const float* gamma, const float* beta, float* y,
                    size_t rows, size_t d, float eps),
