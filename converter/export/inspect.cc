@@ -80,6 +80,10 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
     nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
     for (const auto& [key, value] : file.metadata()) metadata[std::string(key)] = std::string(value);
     o["metadata"] = std::move(metadata);
+    if (const ShortlistView* list = file.shortlist())
+      o["shortlist"] = {{"frequent", list->frequent.size()}, {"targets", list->targets.size()}};
+    else
+      o["shortlist"] = nullptr;
     o["tensor_bytes"] = weight_bytes;
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const TensorView& t : file.tensors()) {
@@ -120,6 +124,10 @@ std::string describe_model(const ModelFile& file, const std::string& label, bool
                    : "tokenizer: " + stored + ", " + error + "\n";
   for (const auto& [key, value] : file.metadata())
     o += "metadata: " + std::string(key) + " = " + std::string(value) + "\n";
+  if (const ShortlistView* list = file.shortlist())
+    o += format("shortlist: %zu frequent target pieces, %zu per-source-piece targets (%.1f per piece)\n",
+                list->frequent.size(), list->targets.size(),
+                static_cast<double>(list->targets.size()) / static_cast<double>(c.vocab_size));
   o += format("tensors: %zu, %zu bytes of data\n", file.tensors().size(), weight_bytes);
   int name_width = 4;
   for (const TensorView& t : file.tensors()) name_width = std::max(name_width, static_cast<int>(t.name.size()));

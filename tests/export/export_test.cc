@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "export/inspect.h"
+#include "export/shortlist.h"
 #include "pocketmt/pmt_generated.h"
 
 namespace {
@@ -229,6 +230,22 @@ TEST_CASE("inspect describes every tensor in text and JSON") {
   const auto stored = pmt::fb::GetModel(bytes.data())->tokenizer()->size();
   CHECK(json["tokenizer"] == nlohmann::json({{"bytes", 3}, {"encoding", "zlib"}, {"stored_bytes", stored}, {"pieces", -1}}));
   CHECK(json["config"]["ln_eps"].dump() == "9.99999975e-06");  // the float's shortest form
+  CHECK(json["shortlist"].is_null());
+  CHECK(text.find("shortlist:") == std::string::npos);
+
+  // With a shortlist (the builder on the calibration pairs): stored, and shown with its sizes.
+  pmt::exporter::Shortlist list;
+  REQUIRE(pmt::exporter::build_shortlist(calib, 64, pmt::kEosId, {}, &list).empty());
+  options.shortlist = &list;
+  REQUIRE(pmt::exporter::export_model(reference_checkpoint(), "spm", &calib, options, {}, &bytes).empty());
+  const Loaded with = load(bytes);
+  REQUIRE(with.file->shortlist() != nullptr);
+  CHECK(with.file->shortlist()->targets.size() == list.targets.size());
+  const nlohmann::json listed = nlohmann::json::parse(pmt::exporter::describe_model(*with.file, "tiny.pmt", true));
+  CHECK(listed["shortlist"] == nlohmann::json({{"frequent", list.frequent.size()}, {"targets", list.targets.size()}}));
+  CHECK(pmt::exporter::describe_model(*with.file, "tiny.pmt", false)
+            .find("shortlist: " + std::to_string(list.frequent.size()) + " frequent target pieces, " +
+                  std::to_string(list.targets.size()) + " per-source-piece targets") != std::string::npos);
 }
 
 TEST_CASE("export stores the SentencePiece model deflated; inspect shows both sizes") {

@@ -44,65 +44,123 @@
 // The helpers below must be inlined into each clone to be compiled for its instruction set.
 #define PMT_INLINE inline __attribute__((always_inline))
 
-// GCC warns wherever a 64-byte vector is returned by value in code not compiled for AVX-512:
-// at every call of these helpers too, hence for the rest of each including file. The helpers are
-// always inlined, so no call, and no calling convention, is involved.
+// GCC warns wherever a 32-byte vector is passed or returned by value in code not compiled for
+// AVX: at every call of these helpers too, hence for the rest of each including file. The
+// helpers are always inlined, so no call, and no calling convention, is involved.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace pmt::kernels::simd {
 
+// A Vec is 16 floats held as kParts native vectors (Parts) of kPartLanes: two 8-float AVX
+// registers on x86-64 (one per half of an AVX-512 register's worth), four 4-float registers on
+// ARM. A single 16-float GCC vector would be one register only where the target has 64-byte
+// registers; on AVX2, SSE2 and NEON GCC 12 keeps it in memory and moves every operation through
+// the stack (measured: a 256-float dot product's loop spilled its accumulator every iteration,
+// and 22 % of a shortlist decoder step went there). The lanes, and so every reduction's order,
+// are the same whatever the split.
 inline constexpr size_t kLanes = 16;
-using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
-using IVec = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
+#if defined(__x86_64__) || defined(__i386__)
+inline constexpr size_t kPartLanes = 8;
+#else
+inline constexpr size_t kPartLanes = 4;
+#endif
+inline constexpr size_t kParts = kLanes / kPartLanes;
+using Part = float __attribute__((vector_size(kPartLanes * sizeof(float))));
+using IPart = int32_t __attribute__((vector_size(kPartLanes * sizeof(int32_t))));
+struct Vec {
+  Part p[kParts];
+};
+struct Mask {  // a lane comparison: all bits set where true
+  IPart p[kParts];
+};
 
-PMT_INLINE Vec broadcast(float x) { return Vec{} + x; }
+PMT_INLINE Vec operator+(Vec a, const Vec& b) {
+  for (size_t k = 0; k < kParts; ++k) a.p[k] += b.p[k];
+  return a;
+}
+PMT_INLINE Vec operator-(Vec a, const Vec& b) {
+  for (size_t k = 0; k < kParts; ++k) a.p[k] -= b.p[k];
+  return a;
+}
+PMT_INLINE Vec operator*(Vec a, const Vec& b) {
+  for (size_t k = 0; k < kParts; ++k) a.p[k] *= b.p[k];
+  return a;
+}
+PMT_INLINE Vec operator*(float x, Vec a) {
+  for (size_t k = 0; k < kParts; ++k) a.p[k] *= x;
+  return a;
+}
+PMT_INLINE Vec& operator+=(Vec& a, const Vec& b) { return a = a + b; }
+PMT_INLINE Mask operator>(const Vec& a, float x) {
+  Mask m;
+  for (size_t k = 0; k < kParts; ++k) m.p[k] = a.p[k] > x;
+  return m;
+}
+// Lane-wise maximum (the first operand where they compare equal or unordered).
+PMT_INLINE Vec max(Vec a, const Vec& b) {
+  for (size_t k = 0; k < kParts; ++k) a.p[k] = a.p[k] > b.p[k] ? a.p[k] : b.p[k];
+  return a;
+}
+
+PMT_INLINE Vec broadcast(float x) {
+  Vec v;
+  for (size_t k = 0; k < kParts; ++k) v.p[k] = Part{} + x;
+  return v;
+}
 PMT_INLINE Vec load(const float* p) {
   Vec v;
-  std::memcpy(&v, p, sizeof v);
+  for (size_t k = 0; k < kParts; ++k) std::memcpy(&v.p[k], p + k * kPartLanes, sizeof(Part));
   return v;
 }
-PMT_INLINE void store(float* p, const Vec& v) { std::memcpy(p, &v, sizeof v); }
+PMT_INLINE void store(float* p, const Vec& v) {
+  for (size_t k = 0; k < kParts; ++k) std::memcpy(p + k * kPartLanes, &v.p[k], sizeof(Part));
+}
 // The first n < kLanes floats of p; the other lanes hold `fill` (the reduction's neutral value).
 PMT_INLINE Vec load_partial(const float* p, size_t n, float fill) {
-  Vec v = broadcast(fill);
-  for (size_t l = 0; l < n; ++l) v[l] = p[l];
-  return v;
+  float lanes[kLanes];
+  for (size_t l = 0; l < kLanes; ++l) lanes[l] = l < n ? p[l] : fill;
+  return load(lanes);
 }
 PMT_INLINE void store_partial(float* p, const Vec& v, size_t n) {
-  for (size_t l = 0; l < n; ++l) p[l] = v[l];
+  float lanes[kLanes];
+  store(lanes, v);
+  for (size_t l = 0; l < n; ++l) p[l] = lanes[l];
 }
 
-// Horizontal sum and maximum by halving: 16 -> 8 -> 4 -> 2 -> 1 lanes.
+// Horizontal sum and maximum by halving, 16 -> 8 -> 4 -> 2 -> 1 lanes: lane l meets lane
+// l + 8, then l + 4, then (0 + 2) + (1 + 3).
 PMT_INLINE float hsum(const Vec& v) {
-  using V8 = float __attribute__((vector_size(8 * sizeof(float))));
-  using V4 = float __attribute__((vector_size(4 * sizeof(float))));
-  const V8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
-               __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-  const V4 b =
-      __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  Part a[kParts];
+  for (size_t k = 0; k < kParts; ++k) a[k] = v.p[k];
+  for (size_t n = kParts / 2; n >= 1; n /= 2)
+    for (size_t k = 0; k < n; ++k) a[k] += a[k + n];
+  float b[kPartLanes];
+  std::memcpy(b, &a[0], sizeof b);
+  for (size_t n = kPartLanes / 2; n >= 4; n /= 2)
+    for (size_t l = 0; l < n; ++l) b[l] += b[l + n];
   return (b[0] + b[2]) + (b[1] + b[3]);
 }
 PMT_INLINE float hmax(const Vec& v) {
-  using V8 = float __attribute__((vector_size(8 * sizeof(float))));
-  using V4 = float __attribute__((vector_size(4 * sizeof(float))));
-  const V8 lo8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
-  const V8 hi8 = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-  const V8 a = lo8 > hi8 ? lo8 : hi8;
-  const V4 lo4 = __builtin_shufflevector(a, a, 0, 1, 2, 3);
-  const V4 hi4 = __builtin_shufflevector(a, a, 4, 5, 6, 7);
-  const V4 b = lo4 > hi4 ? lo4 : hi4;
+  Part a[kParts];
+  for (size_t k = 0; k < kParts; ++k) a[k] = v.p[k];
+  for (size_t n = kParts / 2; n >= 1; n /= 2)
+    for (size_t k = 0; k < n; ++k) a[k] = a[k] > a[k + n] ? a[k] : a[k + n];
+  float b[kPartLanes];
+  std::memcpy(b, &a[0], sizeof b);
+  for (size_t n = kPartLanes / 2; n >= 4; n /= 2)
+    for (size_t l = 0; l < n; ++l) b[l] = b[l] > b[l + n] ? b[l] : b[l + n];
   const float c0 = b[0] > b[2] ? b[0] : b[2], c1 = b[1] > b[3] ? b[1] : b[3];
   return c0 > c1 ? c0 : c1;
 }
 // True when any lane of a comparison result is set.
-PMT_INLINE bool any(const IVec& mask) {
-  using I8 = int32_t __attribute__((vector_size(8 * sizeof(int32_t))));
-  using I4 = int32_t __attribute__((vector_size(4 * sizeof(int32_t))));
-  const I8 a = __builtin_shufflevector(mask, mask, 0, 1, 2, 3, 4, 5, 6, 7) |
-               __builtin_shufflevector(mask, mask, 8, 9, 10, 11, 12, 13, 14, 15);
-  const I4 b =
-      __builtin_shufflevector(a, a, 0, 1, 2, 3) | __builtin_shufflevector(a, a, 4, 5, 6, 7);
-  return ((b[0] | b[2]) | (b[1] | b[3])) != 0;
+PMT_INLINE bool any(const Mask& mask) {
+  IPart a = mask.p[0];
+  for (size_t k = 1; k < kParts; ++k) a |= mask.p[k];
+  int32_t lanes[kPartLanes];
+  std::memcpy(lanes, &a, sizeof lanes);
+  int32_t r = 0;
+  for (size_t l = 0; l < kPartLanes; ++l) r |= lanes[l];
+  return r != 0;
 }
 
 PMT_INLINE float sum(const float* x, size_t n) {
@@ -121,19 +179,12 @@ PMT_INLINE float dot(const float* a, const float* b, size_t n) {
   return hsum(acc);
 }
 
-// Largest element; n >= 1. The Vec comparison is one instruction per vector with AVX2 and
-// AVX-512; a target without 16-lane vectors (SSE2, NEON) gets one scalar comparison per lane.
+// Largest element; n >= 1.
 PMT_INLINE float max(const float* x, size_t n) {
   Vec acc = broadcast(x[0]);
   size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const Vec v = load(x + i);
-    acc = v > acc ? v : acc;
-  }
-  if (i < n) {
-    const Vec v = load_partial(x + i, n - i, x[0]);
-    acc = v > acc ? v : acc;
-  }
+  for (; i + kLanes <= n; i += kLanes) acc = max(load(x + i), acc);
+  if (i < n) acc = max(load_partial(x + i, n - i, x[0]), acc);
   return hmax(acc);
 }
 
