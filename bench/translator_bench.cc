@@ -127,7 +127,7 @@ void BM_Encoder(benchmark::State& state, Precision p) {
   }
   const std::vector<int32_t> src = random_source(src_len, n->network.config().vocab_size);
   const std::span<const int32_t> batch[] = {src};
-  for (auto _ : state) n->network.encode(batch);
+  for (auto _ : state) n->network.encode(batch, false);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * src_len));
 }
 
@@ -141,7 +141,7 @@ void BM_DecoderStep(benchmark::State& state, Precision p) {
   }
   const std::vector<int32_t> src = random_source(kDecoderSource, n->network.config().vocab_size);
   const std::span<const int32_t> batch[] = {src};
-  n->network.encode(batch);
+  n->network.encode(batch, false);
   std::vector<int32_t> tokens(rows), slots(rows), sentences(rows, 0);
   for (size_t r = 0; r < rows; ++r) {
     tokens[r] = static_cast<int32_t>(100 + r);

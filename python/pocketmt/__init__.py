@@ -111,6 +111,7 @@ class Translator:
         return_scores: bool = False,
         split: bool = True,
         language: str = "en",
+        shortlist: bool = True,
     ) -> Union[List[str], List[Tuple[str, float]]]:
         """Translates texts (str, or bytes holding UTF-8), one result per text, in order.
 
@@ -131,6 +132,8 @@ class Translator:
                 ``max_src_len`` raises LimitExceededError).
             language: ISO 639-1 code of the source language, for the sentence splitter's
                 abbreviations ("en", "es").
+            shortlist: where the model has a vocabulary shortlist (``model_info["shortlist"]``),
+                score only its candidates for the batch; False scores every token.
 
         Returns:
             list of str, or of (str, float) with ``return_scores``.
@@ -142,7 +145,8 @@ class Translator:
             InvalidArgumentError: (a ValueError) a search option out of range.
         """
         return self._impl.translate_texts(
-            texts, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, split, language, return_scores
+            texts, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, split, language,
+            return_scores,
         )
 
     def translate_iterable(
@@ -176,6 +180,7 @@ class Translator:
         no_repeat_ngram: int = 4,
         split: bool = True,
         language: str = "en",
+        shortlist: bool = True,
     ) -> Iterator[str]:
         """Yields the translation of one text piece by piece as the decoder decides it: each
         token's text (a word-initial token starts with a space) and the whitespace between
@@ -190,7 +195,15 @@ class Translator:
         def work() -> None:
             try:
                 self._impl.stream_text(
-                    text, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, split, language, pieces.put
+                    text,
+                    beam_size,
+                    _alpha(length_penalty),
+                    max_length,
+                    no_repeat_ngram,
+                    shortlist,
+                    split,
+                    language,
+                    pieces.put,
                 )
             except BaseException as exc:  # handed to the consumer, raised there
                 pieces.put(_Failure(exc))
@@ -218,6 +231,7 @@ class Translator:
         max_length: int = 0,
         no_repeat_ngram: int = 4,
         return_scores: bool = False,
+        shortlist: bool = True,
     ) -> Union[List[List[int]], List[Tuple[List[int], float]]]:
         """Translates sentences given as token ids (without EOS, which the runtime appends),
         ``max_batch`` per runtime call; no sentence splitting or cutting.
@@ -226,7 +240,7 @@ class Translator:
             sources: one sequence of ids per sentence, each id in [0, vocab_size). A 1-D
                 C-contiguous numpy.int32 array (or array.array("i")) is read in place, without
                 a copy; lists and other integer arrays are copied.
-            beam_size, length_penalty, max_length, no_repeat_ngram: as for ``translate``.
+            beam_size, length_penalty, max_length, no_repeat_ngram, shortlist: as for ``translate``.
             return_scores: also return the log-probability of each output (EOS included).
 
         Returns:
@@ -238,7 +252,7 @@ class Translator:
             InvalidArgumentError: (a ValueError) an id outside the vocabulary, or bad options.
         """
         return self._impl.translate_ids(
-            sources, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, return_scores
+            sources, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, return_scores
         )
 
     def score(self, sources: Iterable[Ids], targets: Iterable[Ids]) -> List[float]:
@@ -262,7 +276,7 @@ class Translator:
         """What ``pmt-convert inspect`` reports of the model, and the limits set at load:
         ``path``, ``quantized`` (int8 weights), ``vocab_size``, ``arena_bytes`` (the one
         activation/cache allocation), ``default_length_penalty`` (the alpha stored in the
-        model file, else 0.6), ``config`` (d_model, n_heads, d_ff, layers, max_len,
+        model file, else 0.6), ``shortlist`` (the file has a vocabulary shortlist), ``config`` (d_model, n_heads, d_ff, layers, max_len,
         pre_ln, ln_eps, special ids) and ``limits`` (max_batch, max_src_len, max_tgt_len,
         max_beam, threads as resolved at load)."""
         return self._impl.model_info()

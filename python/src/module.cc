@@ -215,12 +215,14 @@ class Utf8Joiner {
   std::string pending_;
 };
 
-pmt::TranslateOptions search_options(int32_t beam, float alpha, int32_t max_len, int32_t no_repeat_ngram) {
+pmt::TranslateOptions search_options(int32_t beam, float alpha, int32_t max_len, int32_t no_repeat_ngram,
+                                     bool shortlist) {
   pmt::TranslateOptions o;
   o.beam = beam;
   o.alpha = alpha;
   o.max_len = max_len;
   o.no_repeat_ngram = no_repeat_ngram;
+  o.shortlist = shortlist;
   return o;
 }
 
@@ -382,6 +384,7 @@ class PyTranslator {
     info["vocab_size"] = c.vocab_size;
     info["arena_bytes"] = translator_->arena_bytes();
     info["default_length_penalty"] = translator_->default_alpha();
+    info["shortlist"] = translator_->has_shortlist();
     info["config"] = config;
     info["limits"] = limits;
     return info;
@@ -410,9 +413,9 @@ class PyTranslator {
   std::mutex mutex_;
 };
 
-pmt::TextOptions text_options(int32_t beam, float alpha, int32_t max_len, int32_t no_repeat_ngram, bool split,
-                              std::string_view language) {
-  return {search_options(beam, alpha, max_len, no_repeat_ngram), split, language};
+pmt::TextOptions text_options(int32_t beam, float alpha, int32_t max_len, int32_t no_repeat_ngram, bool shortlist,
+                              bool split, std::string_view language) {
+  return {search_options(beam, alpha, max_len, no_repeat_ngram, shortlist), split, language};
 }
 
 // Creates pocketmt._native.<name>(bases...) with a `code` class attribute, into the module.
@@ -462,31 +465,33 @@ PYBIND11_MODULE(_native, m) {
       .def(
           "translate_texts",
           [](PyTranslator& t, const py::handle& texts, int32_t beam, float alpha, int32_t max_len,
-             int32_t no_repeat_ngram, bool split, const std::string& language, bool scores) {
-            return t.translate_texts(texts, text_options(beam, alpha, max_len, no_repeat_ngram, split, language),
-                                     scores);
+             int32_t no_repeat_ngram, bool shortlist, bool split, const std::string& language, bool scores) {
+            return t.translate_texts(
+                texts, text_options(beam, alpha, max_len, no_repeat_ngram, shortlist, split, language), scores);
           },
           py::arg("texts"), py::arg("beam"), py::arg("alpha"), py::arg("max_len"), py::arg("no_repeat_ngram"),
-          py::arg("split"), py::arg("language"), py::arg("scores"),
+          py::arg("shortlist"), py::arg("split"), py::arg("language"), py::arg("scores"),
           "Translates paragraphs (list of str/bytes) as the translate CLI does; list[str] or "
           "list[tuple[str, float]].")
       .def(
           "stream_text",
           [](PyTranslator& t, const py::handle& text, int32_t beam, float alpha, int32_t max_len,
-             int32_t no_repeat_ngram, bool split, const std::string& language, const py::function& on_piece) {
-            t.stream_text(text, text_options(beam, alpha, max_len, no_repeat_ngram, split, language), on_piece);
+             int32_t no_repeat_ngram, bool shortlist, bool split, const std::string& language,
+             const py::function& on_piece) {
+            t.stream_text(text, text_options(beam, alpha, max_len, no_repeat_ngram, shortlist, split, language),
+                          on_piece);
           },
           py::arg("text"), py::arg("beam"), py::arg("alpha"), py::arg("max_len"), py::arg("no_repeat_ngram"),
-          py::arg("split"), py::arg("language"), py::arg("on_piece"),
+          py::arg("shortlist"), py::arg("split"), py::arg("language"), py::arg("on_piece"),
           "Translates one text, calling on_piece(str) for each part as soon as it is final.")
       .def(
           "translate_ids",
           [](PyTranslator& t, const py::handle& sources, int32_t beam, float alpha, int32_t max_len,
-             int32_t no_repeat_ngram, bool scores) {
-            return t.translate_ids(sources, search_options(beam, alpha, max_len, no_repeat_ngram), scores);
+             int32_t no_repeat_ngram, bool shortlist, bool scores) {
+            return t.translate_ids(sources, search_options(beam, alpha, max_len, no_repeat_ngram, shortlist), scores);
           },
           py::arg("sources"), py::arg("beam"), py::arg("alpha"), py::arg("max_len"), py::arg("no_repeat_ngram"),
-          py::arg("scores"), "Sentence-level search on token ids (EOS appended by the runtime).")
+          py::arg("shortlist"), py::arg("scores"), "Sentence-level search on token ids (EOS appended by the runtime).")
       .def("score", &PyTranslator::score, py::arg("sources"), py::arg("targets"),
            "log P(target + EOS | source) per pair, natural log.")
       .def("encode", &PyTranslator::encode, py::arg("text"), "The model's SentencePiece ids of a text.")

@@ -19,6 +19,7 @@ SEARCHES = [
     ([], {}),  # the defaults of both: beam 4, the model's alpha, no_repeat_ngram 4
     (["--beam", "1", "--no-repeat-ngram", "0"], {"beam_size": 1, "no_repeat_ngram": 0}),
     (["--beam", "2", "--alpha", "1.0", "--max-len", "20"], {"beam_size": 2, "length_penalty": 1.0, "max_length": 20}),
+    (["--no-shortlist"], {"shortlist": False}),  # every logit, where the model has a shortlist
 ]
 
 
@@ -33,7 +34,7 @@ def translator(model):
     return pocketmt.Translator(model)
 
 
-@pytest.mark.parametrize("cli_options,kwargs", SEARCHES, ids=["beam4", "greedy", "beam2-maxlen"])
+@pytest.mark.parametrize("cli_options,kwargs", SEARCHES, ids=["beam4", "greedy", "beam2-maxlen", "no-shortlist"])
 def test_translate_equals_cli(translate_bin, model, translator, bible_lines, cli_options, kwargs):
     expected = run_cli(translate_bin, model, BIBLE_SAMPLE, *cli_options)
     assert len(expected) == len(bible_lines) == 48
@@ -119,6 +120,7 @@ def test_model_info_equals_inspect(convert_bin, model, translator):
     assert info["path"] == str(model)
     stored = inspect["metadata"].get("decode.alpha")
     assert info["default_length_penalty"] == pytest.approx(float(stored) if stored else 0.6)
+    assert info["shortlist"] == (inspect["shortlist"] is not None)
 
 
 def test_encode_decode_equal_sentencepiece(spm_tools, default_translator, bible_lines):

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 
 #include "arena.h"
@@ -263,12 +266,26 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   impl->limits = limits;
   impl->file = std::move(file);
   const ModelFile& f = *impl->file;
-  if (std::string e = impl->tokenizer.load(f.tokenizer(), f.config()); !e.empty())
-    return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
-  impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now
+  // SentencePiece's parse (protobuf, piece table, tries) and XNNPACK's weight packing are most
+  // of a load and share nothing: with a second CPU to run on, the parse goes to a helper thread
+  // meanwhile (or runs first where no thread can be started).
+  std::string tokenizer_error;
+  Impl* parsing = impl.get();
+  auto parse = [parsing, &f, &tokenizer_error] { tokenizer_error = parsing->tokenizer.load(f.tokenizer(), f.config()); };
+  std::thread helper;
+  if (rt::available_cpus() > 1) {
+    try {
+      helper = std::thread(parse);
+    } catch (const std::system_error&) {
+    }
+  }
+  if (!helper.joinable()) parse();
   const rt::NetworkLimits net_limits{limits.max_batch, limits.max_src_len, limits.max_tgt_len, limits.max_beam};
-  if (std::string e = impl->network.create(f, net_limits, &impl->pool, mapped); !e.empty())
-    return Status::error(ErrorCode::kBadModel, "%s", e.c_str());
+  const std::string network_error = impl->network.create(f, net_limits, &impl->pool, mapped);
+  if (helper.joinable()) helper.join();
+  if (!tokenizer_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", tokenizer_error.c_str());
+  impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now
+  if (!network_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", network_error.c_str());
 
   rt::ArenaLayout measure;
   impl->bind(measure);
