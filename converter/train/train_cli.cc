@@ -180,7 +180,7 @@ int cmd_train(int argc, char** argv) {
       {"--gemm", &gemm_s, nullptr,
        "matrix products: fp32 (OpenBLAS) | bf16 (bfloat16 inputs, fp32 accumulation, on Intel AMX tiles or "
        "AVX512-BF16; exit 2 without either) | auto (bf16 where the CPU has it, else fp32) (default auto; a resume "
-       "takes the checkpoint's)",
+       "takes the checkpoint's, bf16 becoming auto on a CPU without it)",
        "NAME"},
       // run
       {"--out", &out_dir, nullptr, "run folder (default runs/<preset>)", "DIR"},
@@ -231,6 +231,7 @@ int cmd_train(int argc, char** argv) {
                     {"train.log_every", &log_every_s, "10", false},     {"train.eval_every", &eval_every_s, "200", false},
                     {"train.eval_sentences", &eval_sentences_s, "100", false}, {"train.keep", &keep_s, "5", false},
                     {"train.gemm", &gemm_s, "auto", false}};
+  const bool gemm_given = !gemm_s.empty();
   for (const auto& r : remembered) {
     if (!r.value->empty()) continue;
     const auto it = resumed.metadata.find(r.key);
@@ -290,6 +291,15 @@ int cmd_train(int argc, char** argv) {
   // Which kernels OpenBLAS picked for this CPU (or OPENBLAS_CORETYPE forced): they set the GEMM speed.
   const std::string blas_core = openblas_get_corename();
   openblas_set_num_threads(s.threads);
+  // A run started with bf16 on a CPU that has it may go on where none is: the remembered choice
+  // then becomes auto (fp32 here), with a warning; an explicit --gemm bf16 still fails.
+  if (!gemm_given && gemm_s == "bf16" && !train::bf16_available()) {
+    std::fprintf(stderr,
+                 "pmt-convert train: warning: %s ran with --gemm bf16, which this CPU lacks (no AMX or AVX512-BF16): "
+                 "going on with --gemm auto\n",
+                 resume.c_str());
+    gemm_s = "auto";
+  }
   train::GemmBackend gemm_backend = train::GemmBackend::kFp32;
   if (std::string err; !train::resolve_gemm_backend(gemm_s, &gemm_backend, &err)) return fail(err);
   train::set_gemm_backend(gemm_backend);

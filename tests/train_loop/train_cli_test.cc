@@ -153,6 +153,22 @@ TEST_CASE("train: a resume takes the run's corpus, vocabulary and evaluation set
   CHECK(file.metadata.at("train.eval_every") == "3");
 }
 
+TEST_CASE("train: a run that chose bf16 resumes on any CPU (auto, with a warning, where bf16 is missing)") {
+  TinyCorpus c;
+  const std::string out = c.dir.file("run");
+  REQUIRE(run(cli::cmd_train, plus(c.args(out), {"--steps", "2", "--gemm", "fp32"})) == 0);
+  const std::string last = out + "/last.safetensors";
+  StFile file;
+  REQUIRE(read_safetensors(last, &file) == "");
+  file.metadata["train.gemm"] = "bf16";  // as a checkpoint from an AMX or AVX512-BF16 machine has it
+  REQUIRE(write_safetensors(last, file) == "");
+  REQUIRE(run(cli::cmd_train, {"--resume", last, "--steps", "3"}) == 0);
+  ModelConfig config;
+  REQUIRE(train::read_checkpoint(last, &file, &config) == "");
+  CHECK(file.metadata.at("train.step") == "3");
+  CHECK(file.metadata.at("train.gemm") == (train::bf16_available() ? "bf16" : "auto"));
+}
+
 TEST_CASE("train --gemm: bf16 needs AMX or AVX512-BF16 (exit 2 without); a resume keeps the choice") {
   TinyCorpus c;
   const std::string out = c.dir.file("run");
