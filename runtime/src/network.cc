@@ -65,7 +65,6 @@ std::string Network::create(const ModelFile& file, const NetworkLimits& limits, 
   config_ = file.config();
   limits_ = limits;
   shortlist_ = file.shortlist();
-  n_columns_ = config_.vocab_size;
   embed_ = file.find("embed.weight");
   if (embed_ == nullptr) return "model file lacks embed.weight";
   if (std::string e = create_linear("embed.weight", "", {}, &output_); !e.empty()) return e;
@@ -131,8 +130,10 @@ void Network::bind(ArenaLayout& arena) {
   uint32_t* offsets = nullptr;
   uint16_t* targets = nullptr;
   if (shortlist_ != nullptr) {
-    columns_ = arena.take<int32_t>(V);
-    column_of_ = arena.take<int32_t>(V);
+    cand_ids_ = arena.take<int32_t>(static_cast<size_t>(limits_.max_batch) * V);
+    cand_begin_ = arena.take<int32_t>(limits_.max_batch);
+    cand_count_ = arena.take<int32_t>(limits_.max_batch);
+    seen_ = arena.take<bool>(V);
     frequent = arena.take<int32_t>(shortlist_->frequent.size());
     offsets = arena.take<uint32_t>(shortlist_->offsets.size());
     targets = arena.take<uint16_t>(shortlist_->targets.size());
@@ -172,7 +173,7 @@ void Network::bind(ArenaLayout& arena) {
     arena_shortlist_ = {{frequent, std::copy(list.frequent.begin(), list.frequent.end(), frequent)},
                         {offsets, std::copy(list.offsets.begin(), list.offsets.end(), offsets)},
                         {targets, std::copy(list.targets.begin(), list.targets.end(), targets)}};
-    std::fill_n(column_of_, V, -1);
+    std::fill_n(seen_, V, false);
   }
   release_file();
   constexpr size_t kSlice = 256 * 1024;
@@ -232,30 +233,38 @@ void Network::residual(const Norm& norm, size_t rows, F&& f) {
 }
 
 void Network::select_columns(std::span<const std::span<const int32_t>> sources) {
-  for (size_t c = 0; c < n_columns_; ++c) column_of_[columns_[c]] = -1;
-  n_columns_ = 0;
-  auto add = [&](int32_t token) {
-    if (column_of_[token] >= 0) return;
-    column_of_[token] = 0;
-    columns_[n_columns_++] = token;
-  };
-  for (int32_t token : arena_shortlist_.frequent) add(token);
-  add(config_.eos_id);
-  for (std::span<const int32_t> source : sources)
-    for (int32_t s : source) {
+  const size_t V = config_.vocab_size;
+  for (size_t b = 0; b < sources.size(); ++b) {
+    int32_t* ids = cand_ids_ + b * V;
+    size_t n = 0;
+    auto add = [&](int32_t token) {
+      if (seen_[token]) return;
+      seen_[token] = true;
+      ids[n++] = token;
+    };
+    for (int32_t token : arena_shortlist_.frequent) add(token);
+    add(config_.eos_id);
+    for (int32_t s : sources[b]) {
       add(s);  // the vocabulary is shared: names, numbers and URLs are copied through
       for (uint16_t t : arena_shortlist_.of(s)) add(t);
     }
-  std::sort(columns_, columns_ + n_columns_);
-  for (size_t c = 0; c < n_columns_; ++c) column_of_[columns_[c]] = static_cast<int32_t>(c);
+    std::sort(ids, ids + n);
+    for (size_t c = 0; c < n; ++c) seen_[ids[c]] = false;
+    cand_begin_[b] = static_cast<int32_t>(b * V);
+    cand_count_[b] = static_cast<int32_t>(n);
+  }
+}
+
+int32_t Network::token_column(size_t b, int32_t token) const {
+  if (!use_columns_) return token;
+  const int32_t* begin = cand_ids_ + cand_begin_[b];
+  const int32_t* end = begin + cand_count_[b];
+  const int32_t* at = std::lower_bound(begin, end, token);
+  return at != end && *at == token ? static_cast<int32_t>(at - begin) : -1;
 }
 
 void Network::encode(std::span<const std::span<const int32_t>> sources, bool shortlist) {
   const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
-  if (use_columns_) {
-    for (size_t c = 0; c < n_columns_; ++c) column_of_[columns_[c]] = -1;
-    n_columns_ = config_.vocab_size;
-  }
   use_columns_ = shortlist && shortlist_ != nullptr;
   if (use_columns_) select_columns(sources);
   const size_t count = sources.size();
@@ -338,13 +347,24 @@ void Network::decode(size_t pos, size_t rows, const int32_t* tokens, const int32
     h = normed_;
   }
   if (use_columns_) {
-    // Exact dot products with the candidates' rows: nothing to refine.
-    if (embed_->dtype == DType::I8)
-      kernels::row_logits_qc8(h, rows, static_cast<const int8_t*>(embed_rows_), embed_scales_, columns_, n_columns_,
-                              D, refine_row_, logits_, n_columns_);
-    else
-      kernels::row_logits_f32(h, rows, static_cast<const float*>(embed_rows_), columns_, n_columns_, D, logits_,
-                              n_columns_);
+    // Exact dot products with the rows of each sentence's candidates: nothing to refine. Rows
+    // of one sentence (its beam) are next to each other, so each run of them reads the
+    // candidates' rows once.
+    const size_t V = config_.vocab_size;
+    for (size_t r = 0; r < rows;) {
+      const size_t b = sentences[r];
+      size_t end = r + 1;
+      while (end < rows && static_cast<size_t>(sentences[end]) == b) ++end;
+      const int32_t* ids = cand_ids_ + cand_begin_[b];
+      const size_t n = cand_count_[b];
+      if (embed_->dtype == DType::I8)
+        kernels::row_logits_qc8(h + r * D, end - r, static_cast<const int8_t*>(embed_rows_), embed_scales_, ids, n,
+                                D, refine_row_, logits_ + r * V, V);
+      else
+        kernels::row_logits_f32(h + r * D, end - r, static_cast<const float*>(embed_rows_), ids, n, D,
+                                logits_ + r * V, V);
+      r = end;
+    }
     return;
   }
   linear(output_, rows, h, logits_);

@@ -50,26 +50,28 @@ class Network {
 
   // Encodes sources[b] (ids with the final EOS, 1 <= size <= max_src_len, count <= max_batch)
   // and stores their cross-attention keys/values; sentence b is then addressed as b. With
-  // `shortlist` and a file that has one, the decoder's logits cover the batch's candidate
+  // `shortlist` and a file that has one, the decoder's logits cover each sentence's candidate
   // tokens only (see columns()).
   void encode(std::span<const std::span<const int32_t>> sources, bool shortlist);
   // One decoder step at position `pos` for `rows` hypotheses (rows <= slots()): row r feeds
   // tokens[r], appends to and attends over the self-attention cache of slot slots[r]
   // (positions 0..pos), and attends to the encoded sentence sentences[r]. Leaves the logits of
-  // every row in logits() [rows, columns()].
+  // row r in logits() + r * vocab_size, columns(sentences[r]) of them.
   void decode(size_t pos, size_t rows, const int32_t* tokens, const int32_t* slots,
               const int32_t* sentences);
   float* logits() { return logits_; }
-  // The logits' columns since the last encode: every token (vocab_size columns, column = token
-  // id), or with the shortlist the batch's candidates in ascending id order: the file's frequent
-  // pieces, EOS, and each source piece with its own list (ModelFile::shortlist()).
+  // The logit columns of sentence b since the last encode: every token (vocab_size columns,
+  // column = token id), or with the shortlist the sentence's own candidates in ascending id
+  // order: the file's frequent pieces, EOS, and each of its source pieces with that piece's list
+  // (ModelFile::shortlist()). Per sentence, so that a translation never depends on the other
+  // sentences of its batch.
   bool has_shortlist() const { return shortlist_ != nullptr; }
-  size_t columns() const { return n_columns_; }
-  int32_t column_token(size_t column) const {
-    return use_columns_ ? columns_[column] : static_cast<int32_t>(column);
+  size_t columns(size_t b) const { return use_columns_ ? cand_count_[b] : config_.vocab_size; }
+  int32_t column_token(size_t b, size_t column) const {
+    return use_columns_ ? cand_ids_[cand_begin_[b] + column] : static_cast<int32_t>(column);
   }
-  // -1 for a token that is not a candidate.
-  int32_t token_column(int32_t token) const { return use_columns_ ? column_of_[token] : token; }
+  // -1 for a token that is not a candidate of sentence b.
+  int32_t token_column(size_t b, int32_t token) const;
   // Copies positions [0, len) of every layer's self-attention cache from slot `from` to `to`.
   void copy_cache(size_t from, size_t to, size_t len);
 
@@ -113,7 +115,7 @@ class Network {
   // Replaces the coarse int8 logits of each row's best candidates by exact dot products of the
   // float decoder states h [rows, D] with the int8 embedding rows.
   void refine_logits(size_t rows, const float* h);
-  // Fills columns_ and column_of_ with the candidates of `sources`.
+  // Fills cand_* with the candidates of each of `sources`.
   void select_columns(std::span<const std::span<const int32_t>> sources);
 
   const ModelFile* file_ = nullptr;
@@ -132,8 +134,11 @@ class Network {
   const ShortlistView* shortlist_ = nullptr;  // the file's; its lists are copied into the arena
   ShortlistView arena_shortlist_;
   bool use_columns_ = false;
-  size_t n_columns_ = 0;
-  int32_t *columns_ = nullptr, *column_of_ = nullptr;  // [vocab]; column_of_ is -1 off the list
+  // Sentence b's candidates: cand_ids_[cand_begin_[b] ..][.. cand_count_[b]), ascending;
+  // cand_ids_ holds max_batch * vocab ids (a sentence can have every token), seen_ is a
+  // [vocab] scratch mark, all false between calls.
+  int32_t *cand_ids_ = nullptr, *cand_begin_ = nullptr, *cand_count_ = nullptr;
+  bool* seen_ = nullptr;
 
   // Arena buffers. Encoder and decoder never run at once, so they share the working rows.
   size_t max_rows_ = 0;  // max(max_batch * max_src_len, slots())

@@ -66,7 +66,7 @@ size_t Search::unfinished_rows(size_t count) {
   return rows;
 }
 
-void Search::block_repeats(const int32_t* tokens, size_t pos, size_t n, float* log_probs) const {
+void Search::block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n, float* log_probs) const {
   if (n == 0 || pos + 1 < n) return;
   const int32_t* tail = tokens + pos + 1 - n;  // the n - 1 newest tokens
   bool tail_has_digit = false;
@@ -75,7 +75,7 @@ void Search::block_repeats(const int32_t* tokens, size_t pos, size_t n, float* l
   for (size_t i = 0; i + n <= pos; ++i) {
     if (!std::equal(tail, tail + n - 1, tokens + i)) continue;
     const int32_t next = tokens[i + n - 1];
-    const int32_t column = net_->token_column(next);
+    const int32_t column = net_->token_column(b, next);
     if (!digit_piece_[next] && column >= 0) log_probs[column] = -INFINITY;
   }
 }
@@ -83,7 +83,7 @@ void Search::block_repeats(const int32_t* tokens, size_t pos, size_t n, float* l
 void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
                     Hypothesis* out) {
   const ModelConfig& c = net_->config();
-  const size_t V = net_->columns();
+  const size_t V = c.vocab_size;
   for (size_t b = 0; b < count; ++b) {
     done_[b] = false;
     out[b] = {history(b * max_beam_), 0, 0.f, 0.f, false};
@@ -96,10 +96,11 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
     for (size_t r = 0; r < rows; ++r) {
       const size_t b = sentences_[r];
       float* row = net_->logits() + r * V;
-      kernels::log_softmax(row, row, V);
-      block_repeats(history(slots_[r]), pos, no_repeat, row);
-      const size_t best = kernels::argmax(row, V);
-      const int32_t token = net_->column_token(best);
+      const size_t n = net_->columns(b);
+      kernels::log_softmax(row, row, n);
+      block_repeats(b, history(slots_[r]), pos, no_repeat, row);
+      const size_t best = kernels::argmax(row, n);
+      const int32_t token = net_->column_token(b, best);
       Hypothesis& h = out[b];
       h.log_prob += row[best];
       if (token == c.eos_id) {
@@ -120,8 +121,7 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
 void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
                   Hypothesis* out) {
   const ModelConfig& c = net_->config();
-  const size_t V = net_->columns();
-  const size_t per_hyp = std::min(2 * k, V);
+  const size_t V = c.vocab_size;
   for (size_t b = 0; b < count; ++b) {
     done_[b] = false;
     n_live_[b] = 1;
@@ -150,14 +150,15 @@ void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, s
       if (done_[b]) continue;
       // Every live hypothesis proposes its best extensions; rank them all.
       size_t m = 0;
+      const size_t n = net_->columns(b), per_hyp = std::min(2 * k, n);
       for (int32_t j = 0; j < n_live_[b]; ++j, ++r) {
         float* row = net_->logits() + r * V;
-        kernels::log_softmax(row, row, V);
-        block_repeats(history(slots_[r]), pos, no_repeat, row);
-        kernels::top_k(row, V, per_hyp, top_idx_, top_val_);
+        kernels::log_softmax(row, row, n);
+        block_repeats(b, history(slots_[r]), pos, no_repeat, row);
+        kernels::top_k(row, n, per_hyp, top_idx_, top_val_);
         const float base = slot_log_prob_[slots_[r]];
         for (size_t i = 0; i < per_hyp; ++i)
-          candidates_[m++] = {base + top_val_[i], net_->column_token(top_idx_[i]), j, -1};
+          candidates_[m++] = {base + top_val_[i], net_->column_token(b, top_idx_[i]), j, -1};
       }
       sort_candidates(candidates_, m);
       size_t n_new = 0;

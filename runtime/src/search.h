@@ -85,9 +85,9 @@ class Search {
 
   int32_t* history(size_t slot) const { return history_ + slot * max_tgt_; }
   // Sets to -inf the log-probability of every token that would complete a second copy of an
-  // n-gram of tokens[0..pos), except n-grams with a digit piece. log_probs: one row of the
-  // network's logit columns.
-  void block_repeats(const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
+  // n-gram of tokens[0..pos), except n-grams with a digit piece. log_probs: one row of sentence
+  // b's logit columns.
+  void block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
   // Adds one finished hypothesis of sentence b (parent's tokens, then `token` unless it is EOS),
   // replacing the worst when k are already kept.
   void finish(size_t b, size_t k, const Candidate& c, size_t pos, float alpha);

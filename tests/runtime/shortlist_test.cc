@@ -1,5 +1,5 @@
-// The vocabulary shortlist: with it, search picks among the batch's candidates exactly what the
-// full logits (teacher-forced, no shortlist) would pick among them.
+// The vocabulary shortlist: with it, search picks among a sentence's candidates exactly what the
+// full logits (teacher-forced, no shortlist) would pick among them, whatever else is in the batch.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -24,18 +24,14 @@ exporter::Shortlist hand_shortlist(int32_t V) {
   return list;
 }
 
-// The candidates of a batch, as Network::select_columns documents them.
-std::vector<bool> candidates(const exporter::Shortlist& list, const ModelConfig& c,
-                             const std::vector<std::vector<int32_t>>& sources) {
+// The candidates of one sentence, as Network::select_columns documents them.
+std::vector<bool> candidates(const exporter::Shortlist& list, const ModelConfig& c, std::vector<int32_t> source) {
   std::vector<bool> in(c.vocab_size, false);
   for (int32_t t : list.frequent) in[t] = true;
-  in[c.eos_id] = true;
-  for (std::vector<int32_t> source : sources) {
-    source.push_back(c.eos_id);  // the encoder's input: EOS is a source piece too
-    for (int32_t s : source) {
-      in[s] = true;
-      for (uint32_t k = list.offsets[s]; k < list.offsets[s + 1]; ++k) in[list.targets[k]] = true;
-    }
+  source.push_back(c.eos_id);  // the encoder's input: EOS is a source piece too
+  for (int32_t s : source) {
+    in[s] = true;
+    for (uint32_t k = list.offsets[s]; k < list.offsets[s + 1]; ++k) in[list.targets[k]] = true;
   }
   return in;
 }
@@ -54,9 +50,7 @@ TEST_CASE("greedy search with the shortlist takes the best candidate of the full
 
   std::mt19937 rng(7);
   std::vector<std::vector<int32_t>> src;
-  for (size_t n : {4, 6, 2}) src.push_back(random_ids(rng, n, c.vocab_size));
-  const std::vector<bool> in = candidates(list, c, src);
-  REQUIRE(std::count(in.begin(), in.end(), true) < static_cast<long>(V) * 3 / 4);  // a real restriction
+  for (size_t n : {5, 8, 3}) src.push_back(random_ids(rng, n, c.vocab_size));
 
   TranslateOptions options{.beam = 1, .max_len = 12};
   REQUIRE(t->translate_ids(spans(src), options).ok());
@@ -79,6 +73,8 @@ TEST_CASE("greedy search with the shortlist takes the best candidate of the full
   REQUIRE(t->score_ids(spans(src), spans(out), scored, on_step).ok());
   for (size_t b = 0; b < src.size(); ++b) {
     CAPTURE(b);
+    const std::vector<bool> in = candidates(list, c, src[b]);
+    REQUIRE(std::count(in.begin(), in.end(), true) < static_cast<long>(V) / 2);  // a real restriction
     const size_t steps = out[b].size() + (t->results()[b].complete ? 1 : 0);
     double want_log_prob = 0;
     for (size_t k = 0; k < steps; ++k) {
@@ -119,7 +115,6 @@ TEST_CASE("a shortlist of every token gives the same translations as none; beam 
     const ModelBytes with_some = export_model(*model, dtype, 1.1, {}, &some);
     auto t_all = load(with_all, limits);
     auto t_some = load(with_some, limits);
-    const std::vector<bool> in = candidates(some, c, src);
     for (const int32_t beam : {1, 3}) {
       CAPTURE(beam);
       TranslateOptions on{.beam = beam, .max_len = 16}, off = on;
@@ -135,11 +130,23 @@ TEST_CASE("a shortlist of every token gives the same translations as none; beam 
           CHECK(std::vector<int32_t>(t_all->results()[b].tokens.begin(), t_all->results()[b].tokens.end()) == a[b]);
       }
       REQUIRE(t_some->translate_ids(spans(src), on).ok());
-      for (const Translation& r : t_some->results())
+      std::vector<std::vector<int32_t>> batched;
+      for (size_t b = 0; b < src.size(); ++b) {
+        const Translation& r = t_some->results()[b];
+        const std::vector<bool> in = candidates(some, c, src[b]);
         for (int32_t token : r.tokens) {
           CAPTURE(token);
           CHECK(in[token]);
         }
+        batched.emplace_back(r.tokens.begin(), r.tokens.end());
+      }
+      // A sentence's translation does not depend on the rest of its batch.
+      for (size_t b = 0; b < src.size(); ++b) {
+        const std::span<const int32_t> one[] = {src[b]};
+        REQUIRE(t_some->translate_ids(one, on).ok());
+        CHECK(std::vector<int32_t>(t_some->results()[0].tokens.begin(), t_some->results()[0].tokens.end()) ==
+              batched[b]);
+      }
     }
   }
 }
