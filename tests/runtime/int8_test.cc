@@ -10,21 +10,6 @@
 namespace pmt::test {
 namespace {
 
-// Every step's logits of teacher-forced scoring, [sentence][step * V + v].
-std::vector<std::vector<float>> step_logits(Translator* t, const std::vector<std::vector<int32_t>>& src,
-                                            const std::vector<std::vector<int32_t>>& tgt) {
-  std::vector<std::vector<float>> got(src.size());
-  LogitsCallback on_step{[](void* user, const StepLogits& s) {
-                           auto& out = (*static_cast<std::vector<std::vector<float>>*>(user))[s.sentence];
-                           out.insert(out.end(), s.logits.begin(), s.logits.end());
-                         },
-                         &got};
-  std::vector<float> log_probs(src.size());
-  const Status s = t->score_ids(spans(src), spans(tgt), log_probs, on_step);
-  REQUIRE_MESSAGE(s.ok(), s.message());
-  return got;
-}
-
 TEST_CASE("int8 logits stay close to fp32 logits and rank the best tokens alike") {
   const ModelConfig c = tiny_config();
   const size_t V = c.vocab_size;

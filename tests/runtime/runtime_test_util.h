@@ -138,6 +138,21 @@ struct Pair {
   std::vector<int32_t> src, tgt;
 };
 
+// Every step's logits of teacher-forced scoring, [sentence][step * V + v].
+inline std::vector<std::vector<float>> step_logits(Translator* t, const std::vector<std::vector<int32_t>>& src,
+                                                   const std::vector<std::vector<int32_t>>& tgt) {
+  std::vector<std::vector<float>> got(src.size());
+  LogitsCallback on_step{[](void* user, const StepLogits& s) {
+                           auto& out = (*static_cast<std::vector<std::vector<float>>*>(user))[s.sentence];
+                           out.insert(out.end(), s.logits.begin(), s.logits.end());
+                         },
+                         &got};
+  std::vector<float> log_probs(src.size());
+  const Status s = t->score_ids(spans(src), spans(tgt), log_probs, on_step);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  return got;
+}
+
 // log softmax(row)[token] in double.
 inline double log_prob(const float* row, size_t n, int32_t token) {
   double m = row[0], z = 0;

@@ -63,14 +63,7 @@ TEST_CASE("greedy search with the shortlist takes the best candidate of the full
   }
 
   // The reference: the full logits of the same prefixes, from teacher forcing without shortlist.
-  std::vector<std::vector<float>> full(src.size());
-  LogitsCallback on_step{[](void* user, const StepLogits& s) {
-                           auto& f = (*static_cast<std::vector<std::vector<float>>*>(user))[s.sentence];
-                           f.insert(f.end(), s.logits.begin(), s.logits.end());
-                         },
-                         &full};
-  std::vector<float> scored(src.size());
-  REQUIRE(t->score_ids(spans(src), spans(out), scored, on_step).ok());
+  const std::vector<std::vector<float>> full = step_logits(t.get(), src, out);
   for (size_t b = 0; b < src.size(); ++b) {
     CAPTURE(b);
     const std::vector<bool> in = candidates(list, c, src[b]);
