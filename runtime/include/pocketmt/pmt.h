@@ -75,7 +75,8 @@ typedef struct pmt_result {
   size_t text_length;    /* bytes, without the NUL */
   const int32_t* tokens; /* output ids without BOS/EOS */
   size_t token_count;
-  float log_prob;        /* natural-log probability of the scored tokens */
+  float log_prob;        /* natural-log probability of the scored tokens (with the shortlist: over
+                            the sentence's candidates, renormalized) */
   float score;           /* log_prob / ((5 + n) / 6)^alpha */
   int32_t complete;      /* 1: ended with EOS; 0: stopped at the length limit */
 } pmt_result;

@@ -118,7 +118,9 @@ struct Translation {
   Status status;
   std::span<const int32_t> tokens;  // output token ids, without BOS and EOS
   std::string_view text;            // detokenized tokens (translate() only; empty otherwise)
-  float log_prob = 0.f;             // sum of the natural-log probabilities of the scored tokens
+  // Sum of the natural-log probabilities of the scored tokens; with the shortlist, of the
+  // distribution over the sentence's candidates (renormalized), so at least score_ids's value.
+  float log_prob = 0.f;
   float score = 0.f;                // log_prob / ((5 + n) / 6)^alpha: what the search maximized
   bool complete = false;            // ended with EOS (false: stopped at the length limit)
   int32_t source_tokens = 0;        // source length, the appended EOS included
