@@ -109,7 +109,8 @@ void Network::bind(ArenaLayout& arena) {
   const size_t D = config_.d_model, F = config_.d_ff, V = config_.vocab_size;
   const size_t src_rows = static_cast<size_t>(limits_.max_batch) * limits_.max_src_len;
   const size_t max_len = std::max(limits_.max_src_len, limits_.max_tgt_len);
-  max_rows_ = std::max(src_rows, slots());
+  encoder_rows_ = std::min(src_rows, std::max<size_t>(limits_.max_src_len, kEncoderRows));
+  max_rows_ = std::max(encoder_rows_, slots());
   x_ = arena.take<float>(max_rows_ * D);
   normed_ = arena.take<float>(max_rows_ * D);
   qkv_ = arena.take<float>(max_rows_ * 3 * D);
@@ -264,23 +265,37 @@ int32_t Network::token_column(size_t b, int32_t token) const {
 }
 
 void Network::encode(std::span<const std::span<const int32_t>> sources, bool shortlist) {
-  const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
   use_columns_ = shortlist && shortlist_ != nullptr;
   if (use_columns_) select_columns(sources);
+  // The sentences go through the encoder in groups of at most encoder_rows_ rows, each group's
+  // keys and values landing at its sentences' place in the cross-attention caches.
   const size_t count = sources.size();
   size_t rows = 0;
   for (size_t b = 0; b < count; ++b) {
     src_offset_[b] = static_cast<int32_t>(rows);
     src_len_[b] = static_cast<int32_t>(sources[b].size());
-    embed(sources[b].data(), sources[b].size(), 0, x_ + rows * D);
     rows += sources[b].size();
   }
+  for (size_t first = 0; first < count;) {
+    size_t last = first + 1;
+    while (last < count && static_cast<size_t>(src_offset_[last] + src_len_[last] - src_offset_[first]) <= encoder_rows_)
+      ++last;
+    encode_group(sources, first, last);
+    first = last;
+  }
+}
+
+void Network::encode_group(std::span<const std::span<const int32_t>> sources, size_t first, size_t last) {
+  const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
+  const size_t base = src_offset_[first];
+  const size_t rows = src_offset_[last - 1] + src_len_[last - 1] - base;
+  for (size_t b = first; b < last; ++b) embed(sources[b].data(), sources[b].size(), 0, x_ + (src_offset_[b] - base) * D);
 
   // Attention over a chunk of query rows, per sentence with its own keys.
   auto attend = [&](size_t chunk, size_t begin, size_t end) {
     float* scratch = attn_scratch_ + chunk * attn_scratch_len_;
-    for (size_t b = 0; b < count; ++b) {
-      const size_t off = src_offset_[b], len = src_len_[b];
+    for (size_t b = first; b < last; ++b) {
+      const size_t off = src_offset_[b] - base, len = src_len_[b];
       const size_t lo = std::max(begin, off), hi = std::min(end, off + len);
       if (lo >= hi) continue;
       const float* sentence = qkv_ + off * 3 * D;
@@ -301,7 +316,7 @@ void Network::encode(std::span<const std::span<const int32_t>> sources, bool sho
     layer_norm(encoder_norm_, rows, x_, nullptr, normed_);
     memory = normed_;
   }
-  for (DecoderLayer& l : decoder_) linear(l.kv_proj, rows, memory, l.cross_kv);
+  for (DecoderLayer& l : decoder_) linear(l.kv_proj, rows, memory, l.cross_kv + base * 2 * D);
 }
 
 void Network::decode(size_t pos, size_t rows, const int32_t* tokens, const int32_t* slots,

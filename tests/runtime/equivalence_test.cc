@@ -1,5 +1,6 @@
 // The fp32 runtime against the trainer's fp32 forward pass on the same checkpoint: the logits of
 // every teacher-forced decoder step of a padded batch, and greedy decoding.
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -10,17 +11,18 @@
 namespace pmt::test {
 namespace {
 
-void check_teacher_forced_logits(bool pre_ln) {
+// src_lens: the four sources' lengths without EOS.
+void check_teacher_forced_logits(bool pre_ln, const std::array<size_t, 4>& src_lens = {5, 17, 1, 30}) {
   const ModelConfig c = tiny_config(pre_ln);
   const size_t V = c.vocab_size;
   auto model = make_model(c, 4);
   model->init(pre_ln ? 21 : 11);
   std::mt19937 rng(3);
   // Different source and target lengths, so padding and per-sentence attention both matter.
-  const std::vector<Pair> pairs = {{random_ids(rng, 5, c.vocab_size), random_ids(rng, 9, c.vocab_size)},
-                                   {random_ids(rng, 17, c.vocab_size), random_ids(rng, 3, c.vocab_size)},
-                                   {random_ids(rng, 1, c.vocab_size), random_ids(rng, 12, c.vocab_size)},
-                                   {random_ids(rng, 30, c.vocab_size), {}}};
+  const std::vector<Pair> pairs = {{random_ids(rng, src_lens[0], c.vocab_size), random_ids(rng, 9, c.vocab_size)},
+                                   {random_ids(rng, src_lens[1], c.vocab_size), random_ids(rng, 3, c.vocab_size)},
+                                   {random_ids(rng, src_lens[2], c.vocab_size), random_ids(rng, 12, c.vocab_size)},
+                                   {random_ids(rng, src_lens[3], c.vocab_size), {}}};
   int32_t T = 0;
   const std::vector<float> expected = trainer_logits(model.get(), pairs, &T);
 
@@ -73,6 +75,13 @@ TEST_CASE("fp32 runtime logits equal the trainer's forward at every teacher-forc
 
 TEST_CASE("fp32 runtime logits equal the trainer's forward at every teacher-forced step (pre-LN)") {
   check_teacher_forced_logits(true);
+}
+
+TEST_CASE("fp32 runtime logits equal the trainer's forward when the batch takes several encoder passes") {
+  // 59 + 41 + 50 + 63 rows with EOS: more than the encoder's 128 rows per pass, so the runtime
+  // encodes the batch in groups ([0, 1], then [2, 3]) and each group's keys and values must land
+  // at their sentences' place.
+  check_teacher_forced_logits(false, {58, 40, 49, 62});
 }
 
 TEST_CASE("fp32 runtime greedy search equals the trainer's greedy decoding on a batch") {
