@@ -129,12 +129,26 @@ std::vector<Cell> cells(const FileRow& r) {
           {"peak_rss_mb", "peak RSS MB", number("%.1f", r.peak_rss_mb), false}};
 }
 
-}  // namespace
+std::vector<Cell> cells(const LoadRow& r) {
+  return {{"model", "model", r.model, true},
+          {"precision", "type", r.precision, true},
+          {"threads", "threads", number("%.0f", r.threads), false},
+          {"loads", "loads", number("%.0f", r.loads), false},
+          {"file_ms", "file ms", number("%.2f", r.file_ms), false},
+          {"tokenizer_ms", "tokenizer ms", number("%.2f", r.tokenizer_ms), false},
+          {"operators_ms", "operators ms", number("%.2f", r.operators_ms), false},
+          {"arena_ms", "arena ms", number("%.2f", r.arena_ms), false},
+          {"total_ms", "load ms", number("%.2f", r.total_ms), false},
+          {"rss_mb", "RSS after load MB", number("%.1f", r.rss_mb), false},
+          {"peak_rss_mb", "peak RSS MB", number("%.1f", r.peak_rss_mb), false}};
+}
 
-void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows) {
+// Rows of named cells as a markdown table, JSON or CSV.
+template <class Row>
+void write_cell_rows(FILE* out, Format format, const std::vector<Row>& rows) {
   if (format == Format::kJson) {
     std::vector<nlohmann::ordered_json> json;
-    for (const FileRow& r : rows) {
+    for (const Row& r : rows) {
       nlohmann::ordered_json o;
       for (const Cell& cell : cells(r))
         o[cell.key] = cell.quoted ? nlohmann::ordered_json(cell.text) : json_number(std::strtod(cell.text.c_str(), nullptr));
@@ -169,6 +183,11 @@ void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows) {
     std::fprintf(out, format == Format::kMarkdown ? "|\n" : "\n");
   }
 }
+
+}  // namespace
+
+void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows) { write_cell_rows(out, format, rows); }
+void write_rows(FILE* out, Format format, const std::vector<LoadRow>& rows) { write_cell_rows(out, format, rows); }
 
 void write_rows(FILE* out, Format format, const std::vector<BenchRow>& rows) {
   switch (format) {

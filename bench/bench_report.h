@@ -42,10 +42,20 @@ struct FileRow {
   double load_ms = 0, peak_rss_mb = 0, arena_mb = 0;
 };
 
+// Load mode (--loads N): the model loaded N times; medians of Translator::load_times() (wall
+// clock), the resident memory right after the first load, and the high-water mark over them.
+struct LoadRow {
+  std::string model, precision;
+  int threads = 1, loads = 0;
+  double file_ms = 0, tokenizer_ms = 0, operators_ms = 0, arena_ms = 0, total_ms = 0;
+  double rss_mb = 0, peak_rss_mb = 0;
+};
+
 enum class Format { kMarkdown, kJson, kCsv };
 
 // Writes all rows in `format`; markdown and CSV start with a header line.
 void write_rows(FILE* out, Format format, const std::vector<BenchRow>& rows);
 void write_rows(FILE* out, Format format, const std::vector<FileRow>& rows);
+void write_rows(FILE* out, Format format, const std::vector<LoadRow>& rows);
 
 }  // namespace pmt::bench

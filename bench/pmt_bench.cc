@@ -26,6 +26,7 @@
 // every line one sentence (`pmt-translate --no-split`), so that a peer that cannot split
 // (bench/torch_translate_file.py) translates exactly the same sentences.
 #include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -67,6 +68,7 @@ struct Options {
   std::vector<int> src_lens{32}, gen_lens{128}, beams{1}, threads{1}, batches{1, 4, 16, 32}, shortlists{1};
   int repeats = 5;
   bool repeats_given = false;
+  int loads = 0;         // load mode: loads per model (--loads)
   std::string file;      // file mode
   bool split = true;     // file mode: TextOptions::split (--no-split)
   int no_repeat_ngram = 4;  // file mode: as pmt-translate
@@ -84,8 +86,8 @@ struct Options {
 int parse_options(int argc, char** argv, Options* o) {
   CLI::App app(
       "Latency and memory of a PocketMT model, batch 1 (see the table's columns in docs/benchmarks.md),\n"
-      "or with --file the throughput of translating a whole file. LIST: comma-separated integers,\n"
-      "e.g. 8,32,128.",
+      "or with --file the throughput of translating a whole file, or with --loads where loading goes.\n"
+      "LIST: comma-separated integers, e.g. 8,32,128.",
       "pmt-bench");
   pmt::cli::conventions(app, "pmt-bench");
   using pmt::cli::int_range;
@@ -119,6 +121,11 @@ int parse_options(int argc, char** argv, Options* o) {
                  "file mode: throughput translating FILE as `pmt-translate --input` does (paragraphs, length-sorted "
                  "batches)")
       ->type_name("FILE");
+  app.add_option("--loads", o->loads,
+                 "load mode: load each model N times (batch 1, each -t) and report the medians of the load's stages "
+                 "(Translator::load_times, wall clock) and the memory after the first load")
+      ->type_name("N")
+      ->check(int_range(1, 100000));
   list("--batch", &o->batches, 1, 4096, "file mode: sentences per batch (default 1,4,16,32)");
   app.add_flag(
       "--no-split", [o](int64_t) { o->split = false; },
@@ -438,8 +445,61 @@ int run_file(const Options& o) {
   return 0;
 }
 
+// VmRSS now, in MB; NAN where /proc is not there.
+double rss_mb() {
+  long pages = -1, resident = -1;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+    std::fclose(f);
+  }
+  return resident < 0 ? NAN : static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6;
+}
+
+int run_loads(const Options& o) {
+  std::vector<pmt::bench::LoadRow> rows;
+  for (const std::string& path : o.models)
+    for (const int threads : o.threads) {
+      std::fprintf(stderr, "pmt-bench: %s, %d thread(s), %d loads ...\n", path.c_str(), threads, o.loads);
+      pmt::bench::LoadRow row;
+      row.model = path;
+      row.threads = threads;
+      row.loads = o.loads;
+      std::vector<double> file, tokenizer, operators, arena, total;
+      reset_peak_rss();
+      for (int i = 0; i < o.loads; ++i) {
+        pmt::LoadOptions load;
+        load.threads = threads;
+        std::unique_ptr<pmt::Translator> t;
+        if (const pmt::Status s = pmt::Translator::load(path, load, &t); !s.ok()) {
+          std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
+          return s.code() == pmt::ErrorCode::kOutOfMemory || s.code() == pmt::ErrorCode::kBackend ? 1 : 2;
+        }
+        if (i == 0) {
+          row.precision = t->quantized() ? "int8" : "fp32";
+          row.rss_mb = rss_mb();
+          row.peak_rss_mb = peak_rss_mb();
+        }
+        const pmt::LoadTimes& lt = t->load_times();
+        file.push_back(lt.file_ms);
+        tokenizer.push_back(lt.tokenizer_ms);
+        operators.push_back(lt.operators_ms);
+        arena.push_back(lt.arena_ms);
+        total.push_back(lt.total_ms);
+      }
+      row.file_ms = median(file);
+      row.tokenizer_ms = median(tokenizer);
+      row.operators_ms = median(operators);
+      row.arena_ms = median(arena);
+      row.total_ms = median(total);
+      rows.push_back(std::move(row));
+    }
+  pmt::bench::write_rows(stdout, o.format, rows);
+  return 0;
+}
+
 int run(const Options& o) {
   if (o.cpu_clock) g_clock = CLOCK_PROCESS_CPUTIME_ID;
+  if (o.loads > 0) return run_loads(o);
   if (!o.file.empty()) return run_file(o);
   std::vector<Source> sentences;
   if (!o.input.empty()) {

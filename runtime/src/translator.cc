@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +45,10 @@ Status check_ids(std::span<const int32_t> ids, int32_t vocab) {
   return {};
 }
 
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 Status check_range(const char* name, int32_t value, int32_t lo, int32_t hi) {
   if (value >= lo && value <= hi) return {};
   return Status::error(ErrorCode::kInvalidArgument, "%s = %d is outside [%d, %d]", name, value, lo, hi);
@@ -72,6 +77,7 @@ const xnn_allocator kXnnAllocator = {
 
 struct Translator::Impl {
   explicit Impl(int32_t threads) : pool(threads), search(&network) {}
+  LoadTimes load_times;
 
   // Carves the translator's own arena buffers after the network's and the search's.
   void bind(rt::ArenaLayout& a) {
@@ -231,6 +237,7 @@ const LoadOptions& Translator::limits() const { return impl_->limits; }
 bool Translator::quantized() const { return impl_->file->quantized(); }
 float Translator::default_alpha() const { return impl_->file->default_alpha(); }
 size_t Translator::arena_bytes() const { return impl_->arena.size(); }
+const LoadTimes& Translator::load_times() const { return impl_->load_times; }
 bool Translator::has_shortlist() const { return impl_->network.has_shortlist(); }
 std::span<const Translation> Translator::results() const { return {impl_->results.data(), impl_->result_count}; }
 
@@ -255,7 +262,7 @@ Status resolve_limits(const ModelConfig& c, LoadOptions* o) {
 
 }  // namespace
 
-Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped,
+Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped, LoadTimes times,
                           std::unique_ptr<Translator>* out) {
   LoadOptions limits = options;
   if (Status s = resolve_limits(file->config(), &limits); !s.ok()) return s;
@@ -271,7 +278,11 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   // meanwhile (or runs first where no thread can be started).
   std::string tokenizer_error;
   Impl* parsing = impl.get();
-  auto parse = [parsing, &f, &tokenizer_error] { tokenizer_error = parsing->tokenizer.load(f.tokenizer(), f.config()); };
+  auto parse = [parsing, &f, &tokenizer_error, &times] {
+    const double start = now_ms();
+    tokenizer_error = parsing->tokenizer.load(f.tokenizer(), f.config());
+    times.tokenizer_ms = now_ms() - start;
+  };
   std::thread helper;
   if (rt::available_cpus() > 1) {
     try {
@@ -281,18 +292,22 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   }
   if (!helper.joinable()) parse();
   const rt::NetworkLimits net_limits{limits.max_batch, limits.max_src_len, limits.max_tgt_len, limits.max_beam};
+  const double operators_start = now_ms();
   const std::string network_error = impl->network.create(f, net_limits, &impl->pool, mapped);
+  times.operators_ms = now_ms() - operators_start;
   if (helper.joinable()) helper.join();
   if (!tokenizer_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", tokenizer_error.c_str());
   impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now
   if (!network_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", network_error.c_str());
 
+  const double arena_start = now_ms();
   rt::ArenaLayout measure;
   impl->bind(measure);
   if (!impl->arena.allocate(measure.bytes()))
     return Status::error(ErrorCode::kOutOfMemory, "cannot reserve %zu bytes for the arena", measure.bytes());
   rt::ArenaLayout layout(impl->arena.data());
   impl->bind(layout);
+  times.arena_ms = now_ms() - arena_start;
   for (int32_t id = 0; id < f.config().vocab_size; ++id) {
     const std::string_view piece = impl->tokenizer.piece_text(id, true);
     if (piece.size() == 1 && piece[0] >= '0' && piece[0] <= '9') impl->search.mark_digit_piece(id);
@@ -305,6 +320,8 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   impl->ids.resize(batch);
   impl->texts.resize(batch);
   for (auto& v : impl->ids) v.reserve(std::max(limits.max_src_len, limits.max_tgt_len));
+  times.total_ms = now_ms() - times.total_ms;
+  impl->load_times = times;
   out->reset(new Translator(std::move(impl)));
   return {};
 }
@@ -313,19 +330,23 @@ Status Translator::load(const std::string& path, const LoadOptions& options, std
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     return Status::error(ErrorCode::kNotFound, "cannot open model %s: %s", path.c_str(), std::strerror(errno));
+  LoadTimes times{.total_ms = now_ms()};
   std::string error;
   std::unique_ptr<ModelFile> file = ModelFile::open(path, &error);
   if (file == nullptr) return Status::error(ErrorCode::kBadModel, "%s", error.c_str());
   // Verification read every page; operator creation reads each weight once more.
   rt::release_mapped_pages(file->data(), file->size());
-  return create(std::move(file), options, true, out);
+  times.file_ms = now_ms() - times.total_ms;
+  return create(std::move(file), options, true, times, out);
 }
 
 Status Translator::load(const void* data, size_t size, const LoadOptions& options, std::unique_ptr<Translator>* out) {
+  LoadTimes times{.total_ms = now_ms()};
   std::string error;
   std::unique_ptr<ModelFile> file = ModelFile::from_buffer(data, size, &error);
   if (file == nullptr) return Status::error(ErrorCode::kBadModel, "%s", error.c_str());
-  return create(std::move(file), options, false, out);
+  times.file_ms = now_ms() - times.total_ms;
+  return create(std::move(file), options, false, times, out);
 }
 
 Status Translator::translate_ids(std::span<const std::span<const int32_t>> sources, const TranslateOptions& options,

@@ -49,6 +49,21 @@ TEST_CASE("load reports a missing file, a corrupt file and bad options") {
   CHECK(t->limits().max_src_len == 64);  // the default 128 capped at the tiny model's max_len
   CHECK(t->limits().max_tgt_len == 64);
 
+  // The stages are parts of the load: the sequential ones fit in its total; the tokenizer may
+  // overlap the operators (helper thread) but is part of the load too.
+  for (const LoadTimes& lt : {t->load_times(), [&] {
+         std::unique_ptr<Translator> from_memory;
+         REQUIRE(Translator::load(good.data(), good.size(), {}, &from_memory).ok());
+         return from_memory->load_times();
+       }()}) {
+    CHECK(lt.file_ms > 0);
+    CHECK(lt.tokenizer_ms > 0);
+    CHECK(lt.operators_ms > 0);
+    CHECK(lt.arena_ms > 0);
+    CHECK(lt.file_ms + lt.operators_ms + lt.arena_ms <= lt.total_ms);
+    CHECK(lt.tokenizer_ms <= lt.total_ms);
+  }
+
   std::vector<uint8_t> bytes(good.data(), good.data() + good.size());
   bytes[bytes.size() / 2] ^= 0x40;
   write(dir.file("flipped.pmt"), bytes.data(), bytes.size());

@@ -156,6 +156,17 @@ struct LogitsCallback {
   void* user = nullptr;
 };
 
+// Where a load's time went, wall-clock milliseconds (steady clock), to profile loading on the
+// device itself. Where a second CPU is available the tokenizer is parsed on a helper thread
+// while the operators are created, so the stages can add up to more than total_ms.
+struct LoadTimes {
+  double file_ms = 0;       // map (from a path), FlatBuffers verification, CRC-32, tokenizer inflate
+  double tokenizer_ms = 0;  // SentencePiece's parse of its model (protobuf, pieces, tries)
+  double operators_ms = 0;  // XNNPACK operator creation and weight packing, every Linear
+  double arena_ms = 0;      // the arena's reservation and binding (embedding and norms copied in)
+  double total_ms = 0;      // the whole Translator::load
+};
+
 class Translator {
  public:
   // Maps and verifies the model at `path`, creates the XNNPACK operators, allocates the arena.
@@ -176,6 +187,7 @@ class Translator {
   float default_alpha() const;
   size_t arena_bytes() const;         // the one activation/cache/search allocation
   bool has_shortlist() const;         // the file has a vocabulary shortlist (TranslateOptions::shortlist)
+  const LoadTimes& load_times() const;  // how long this Translator's load took, by stage
 
   // Translates UTF-8 sentences (one sentence each, no newline needed). An empty sentence, or one
   // SentencePiece turns into no tokens, gives an empty translation without running the model.
@@ -209,7 +221,8 @@ class Translator {
  private:
   struct Impl;
   explicit Translator(std::unique_ptr<Impl> impl);
-  static Status create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped,
+  // times: the file stage and the load's start (total_ms holds the steady clock's ms then).
+  static Status create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped, LoadTimes times,
                        std::unique_ptr<Translator>* out);
   std::unique_ptr<Impl> impl_;
 };
