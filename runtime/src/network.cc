@@ -57,8 +57,8 @@ std::string Network::find_norm(const std::string& name, Norm* out) const {
   return {};
 }
 
-std::string Network::create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
-                            bool release_weights) {
+std::string Network::plan(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
+                          bool release_weights) {
   file_ = &file;
   release_weights_ = release_weights;
   pool_ = pool;
@@ -67,23 +67,23 @@ std::string Network::create(const ModelFile& file, const NetworkLimits& limits, 
   shortlist_ = file.shortlist();
   embed_ = file.find("embed.weight");
   if (embed_ == nullptr) return "model file lacks embed.weight";
-  if (std::string e = create_linear("embed.weight", "", {}, &output_); !e.empty()) return e;
   // int8 logits pass through one static output scale: a step of about 1/250 of their range,
   // enough to find the candidates but too coarse to rank close ones. So the best candidates of
   // each row are recomputed exactly (float activations against the int8 rows). Beam search
   // looks at 2 * beam candidates per hypothesis: twice that, and at least 32.
-  refine_count_ = output_.quantized()
+  refine_count_ = embed_->dtype == DType::I8
                       ? std::min<size_t>(config_.vocab_size, std::max<size_t>(32, 4 * limits.max_beam))
                       : 0;
+  jobs_.push_back([this] { return create_linear("embed.weight", "", {}, &output_); });
 
   std::string e;
   encoder_.resize(config_.n_enc_layers);
   for (int i = 0; i < config_.n_enc_layers && e.empty(); ++i) {
     const std::string p = "encoder.layers." + std::to_string(i);
     EncoderLayer& l = encoder_[i];
-    e = create_attention(p + ".self_attn", &l.in_proj, &l.out_proj);
-    if (e.empty()) e = create_ffn(p, &l.ffn);
-    if (e.empty()) e = find_norm(p + ".norm1", &l.norm1);
+    jobs_.push_back([this, p, &l] { return create_attention(p + ".self_attn", &l.in_proj, &l.out_proj); });
+    jobs_.push_back([this, p, &l] { return create_ffn(p, &l.ffn); });
+    e = find_norm(p + ".norm1", &l.norm1);
     if (e.empty()) e = find_norm(p + ".norm2", &l.norm2);
   }
   decoder_.resize(config_.n_dec_layers);
@@ -91,18 +91,39 @@ std::string Network::create(const ModelFile& file, const NetworkLimits& limits, 
     const std::string p = "decoder.layers." + std::to_string(i);
     const std::string x = p + ".multihead_attn";
     DecoderLayer& l = decoder_[i];
-    e = create_attention(p + ".self_attn", &l.in_proj, &l.out_proj);
-    if (e.empty()) e = create_linear(x + ".q_proj.weight", x + ".q_proj.bias", {}, &l.q_proj);
-    if (e.empty()) e = create_linear(x + ".kv_proj.weight", x + ".kv_proj.bias", {}, &l.kv_proj);
-    if (e.empty()) e = create_linear(x + ".out_proj.weight", x + ".out_proj.bias", {}, &l.cross_out);
-    if (e.empty()) e = create_ffn(p, &l.ffn);
-    if (e.empty()) e = find_norm(p + ".norm1", &l.norm1);
+    jobs_.push_back([this, p, &l] { return create_attention(p + ".self_attn", &l.in_proj, &l.out_proj); });
+    jobs_.push_back([this, x, &l] { return create_linear(x + ".q_proj.weight", x + ".q_proj.bias", {}, &l.q_proj); });
+    jobs_.push_back(
+        [this, x, &l] { return create_linear(x + ".kv_proj.weight", x + ".kv_proj.bias", {}, &l.kv_proj); });
+    jobs_.push_back(
+        [this, x, &l] { return create_linear(x + ".out_proj.weight", x + ".out_proj.bias", {}, &l.cross_out); });
+    jobs_.push_back([this, p, &l] { return create_ffn(p, &l.ffn); });
+    e = find_norm(p + ".norm1", &l.norm1);
     if (e.empty()) e = find_norm(p + ".norm2", &l.norm2);
     if (e.empty()) e = find_norm(p + ".norm3", &l.norm3);
   }
   if (e.empty() && config_.pre_ln) e = find_norm("encoder.norm", &encoder_norm_);
   if (e.empty() && config_.pre_ln) e = find_norm("decoder.norm", &decoder_norm_);
+  if (!e.empty()) jobs_.clear();  // nothing to create for a file that fails anyway
+  job_errors_.resize(jobs_.size());
   return e;
+}
+
+void Network::create_operators() {
+  for (size_t i = next_job_++; i < jobs_.size(); i = next_job_++) job_errors_[i] = jobs_[i]();
+}
+
+std::string Network::creation_error() const {
+  for (const std::string& e : job_errors_)
+    if (!e.empty()) return e;
+  return {};
+}
+
+std::string Network::create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool,
+                            bool release_weights) {
+  if (std::string e = plan(file, limits, pool, release_weights); !e.empty()) return e;
+  create_operators();
+  return creation_error();
 }
 
 void Network::bind(ArenaLayout& arena) {

@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,9 +37,17 @@ struct NetworkLimits {
 
 class Network {
  public:
-  // Creates every operator from `file`, which must outlive the Network. With release_weights
-  // (only for a file that ModelFile::open mapped), each weight's pages are given back once
-  // XNNPACK has packed it. Empty string or error.
+  // Creating the operators from `file` (which must outlive the Network) is XNNPACK's weight
+  // packing, most of a load, in independent jobs that several threads can share: plan() checks
+  // the file's LayerNorms and lists the jobs (an attention block, an FFN, a projection);
+  // create_operators() runs jobs until none is left, from any number of threads at once;
+  // creation_error() then gives the first failure. With release_weights (only for a file that
+  // ModelFile::open mapped), each weight's pages are given back once XNNPACK has packed it.
+  // Empty string or error.
+  std::string plan(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool, bool release_weights);
+  void create_operators();
+  std::string creation_error() const;
+  // plan() and every job on the calling thread.
   std::string create(const ModelFile& file, const NetworkLimits& limits, const ThreadPool* pool, bool release_weights);
   // Carves this network's buffers; run once to measure and once on the real arena, where it
   // also fills the positional encodings and copies the LayerNorm parameters and the embedding
@@ -97,6 +107,10 @@ class Network {
   std::string create_attention(const std::string& prefix, Linear* in_proj, Linear* out_proj);
   std::string create_ffn(const std::string& prefix, FeedForward* out);
   std::string find_norm(const std::string& name, Norm* out) const;
+  // The operators still to create (plan()), the next one to take, and each one's error.
+  std::vector<std::function<std::string()>> jobs_;
+  std::atomic<size_t> next_job_{0};
+  std::vector<std::string> job_errors_;
 
   // The pool for a GEMM of `rows` rows, or none when it is too small to gain from threads
   // (waking the workers costs about as much as a few tens of microseconds of work). Measured on

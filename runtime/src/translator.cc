@@ -29,6 +29,10 @@ static_assert(std::is_same_v<int, int32_t>, "SentencePiece's int ids are used as
 
 namespace {
 
+// Threads a load uses at most, where the CPUs are there: beyond 4 the SentencePiece parse on
+// one of them is the longest job anyway.
+constexpr size_t kLoadThreads = 4;
+
 // Output tokens allowed beyond the longest source when the load sets no max_tgt_len.
 constexpr int32_t kExtraTargetTokens = 50;
 // Default source limit (tokens with EOS): a long verse is about 80 pieces.
@@ -274,28 +278,41 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   impl->file = std::move(file);
   const ModelFile& f = *impl->file;
   // SentencePiece's parse (protobuf, piece table, tries) and XNNPACK's weight packing are most
-  // of a load and share nothing: with a second CPU to run on, the parse goes to a helper thread
-  // meanwhile (or runs first where no thread can be started).
-  std::string tokenizer_error;
-  Impl* parsing = impl.get();
-  auto parse = [parsing, &f, &tokenizer_error, &times] {
-    const double start = now_ms();
-    tokenizer_error = parsing->tokenizer.load(f.tokenizer(), f.config());
-    times.tokenizer_ms = now_ms() - start;
-  };
-  std::thread helper;
-  if (rt::available_cpus() > 1) {
-    try {
-      helper = std::thread(parse);
-    } catch (const std::system_error&) {
-    }
-  }
-  if (!helper.joinable()) parse();
+  // of a load and share nothing; the packing is itself independent jobs (Network::plan). With
+  // more CPUs, helper threads take them: the first parses the tokenizer, then every thread packs
+  // until no operator is left (sequential where no thread can be started).
   const rt::NetworkLimits net_limits{limits.max_batch, limits.max_src_len, limits.max_tgt_len, limits.max_beam};
   const double operators_start = now_ms();
-  const std::string network_error = impl->network.create(f, net_limits, &impl->pool, mapped);
-  times.operators_ms = now_ms() - operators_start;
-  if (helper.joinable()) helper.join();
+  std::string network_error = impl->network.plan(f, net_limits, &impl->pool, mapped);
+  std::string tokenizer_error;
+  Impl* loading = impl.get();
+  auto parse = [loading, &f, &tokenizer_error, &times] {
+    const double start = now_ms();
+    tokenizer_error = loading->tokenizer.load(f.tokenizer(), f.config());
+    times.tokenizer_ms = now_ms() - start;
+  };
+  const size_t workers = std::clamp<size_t>(rt::available_cpus(), 1, kLoadThreads);
+  std::vector<double> packed_at(workers, operators_start);  // when each thread found no job left
+  auto pack = [loading, &packed_at](size_t w) {
+    loading->network.create_operators();
+    packed_at[w] = now_ms();
+  };
+  std::vector<std::thread> helpers;
+  for (size_t w = 1; w < workers; ++w) {
+    try {
+      helpers.emplace_back([&parse, &pack, w] {
+        if (w == 1) parse();
+        pack(w);
+      });
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  if (helpers.empty()) parse();
+  pack(0);
+  for (std::thread& h : helpers) h.join();
+  times.operators_ms = *std::max_element(packed_at.begin(), packed_at.end()) - operators_start;
+  if (network_error.empty()) network_error = impl->network.creation_error();
   if (!tokenizer_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", tokenizer_error.c_str());
   impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now
   if (!network_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", network_error.c_str());
