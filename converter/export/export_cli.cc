@@ -48,7 +48,8 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
   std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1", alpha_text;
-  std::string shortlist_prefix, frequent_text = "100", per_source_text = "50";
+  std::string shortlist_prefix, frequent_text = std::to_string(exporter::ShortlistOptions{}.frequent),
+                                per_source_text = std::to_string(exporter::ShortlistOptions{}.per_source);
   bool quiet = false;
   const Option options[] = {
       {"--checkpoint", &checkpoint_path, nullptr, "checkpoint (pmt-convert train, or PyTorch weights under README names)", "FILE"},
@@ -69,8 +70,8 @@ int cmd_export(int argc, char** argv) {
       {"--shortlist", &shortlist_prefix, nullptr,
        "build the output layer's vocabulary shortlist from these sentence pairs (PREFIX.<src> / PREFIX.<tgt>, "
        "e.g. the training data) and store it in the file (docs/model-format.md)", "PREFIX"},
-      {"--shortlist-frequent", &frequent_text, nullptr, "shortlist: the most frequent target pieces, always candidates (default 100)", "N"},
-      {"--shortlist-per-source", &per_source_text, nullptr, "shortlist: target pieces kept per source piece (default 50)", "K"},
+      {"--shortlist-frequent", &frequent_text, nullptr, "shortlist: the most frequent target pieces, always candidates (default 25)", "N"},
+      {"--shortlist-per-source", &per_source_text, nullptr, "shortlist: target pieces kept per source piece (default 5)", "K"},
       {"--quiet", nullptr, &quiet, "no calibration progress on stderr"},
   };
   if (ParseResult r = parse_options("export", kUsage, argc, argv, options); r != ParseResult::kOk)

@@ -13,9 +13,11 @@
 
 namespace pmt::exporter {
 
+// The defaults were chosen on the general model's validation sets (docs/model-format.md): for
+// that model, short lists score best.
 struct ShortlistOptions {
-  size_t frequent = 100;     // target pieces always candidates: the most frequent ones
-  size_t per_source = 50;    // best other target pieces kept per source piece
+  size_t frequent = 25;      // target pieces always candidates: the most frequent ones
+  size_t per_source = 5;     // best other target pieces kept per source piece
   uint32_t min_pairs = 2;    // a (source, target) piece pair must share this many sentence pairs
 };
 
