@@ -12,9 +12,14 @@ int32_t available_cpus() {
   return online > 0 ? static_cast<int32_t>(online) : 1;
 }
 
-ThreadPool::ThreadPool(int32_t threads, bool yield_workers)
+ThreadPool::ThreadPool(int32_t threads, bool yield_workers, bool start_now)
     : threads_(threads), flags_(yield_workers ? PTHREADPOOL_FLAG_YIELD_WORKERS : 0) {
-  if (threads_ > 1) pool_ = pthreadpool_create(static_cast<size_t>(threads_));
+  if (start_now) start();
+}
+
+bool ThreadPool::start() {
+  if (threads_ > 1 && pool_ == nullptr) pool_ = pthreadpool_create(static_cast<size_t>(threads_));
+  return ok();
 }
 
 ThreadPool::~ThreadPool() {

@@ -18,12 +18,17 @@ class ThreadPool {
   // yield_workers: workers sleep as soon as a job is done instead of spinning for the next one
   // (pthreadpool's default), for callers whose jobs alternate with other threaded work (the
   // trainer's element-wise ops between OpenBLAS GEMMs).
-  explicit ThreadPool(int32_t threads, bool yield_workers = false);
+  // start = false leaves the workers to start(): pthreadpool's new workers spin for several
+  // milliseconds waiting for their first job, which a caller busy with other threads (a load)
+  // can defer.
+  explicit ThreadPool(int32_t threads, bool yield_workers = false, bool start = true);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // False when the worker threads could not be created.
+  // Creates the worker threads if not yet done; false when they could not be.
+  bool start();
+  // False when the worker threads could not be created (or are not started yet).
   bool ok() const { return threads_ <= 1 || pool_ != nullptr; }
   // What XNNPACK's setup and run functions take (nullptr: the calling thread).
   pthreadpool_t get() const { return pool_; }
