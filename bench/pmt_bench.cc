@@ -26,7 +26,6 @@
 // every line one sentence (`pmt-translate --no-split`), so that a peer that cannot split
 // (bench/torch_translate_file.py) translates exactly the same sentences.
 #include <sys/resource.h>
-#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -186,15 +185,21 @@ void reset_peak_rss() {
   }
 }
 
-double peak_rss_mb() {
+// A "Vm...: N kB" line of /proc/self/status in MB; -1 where there is none.
+double proc_status_mb(const char* key) {
+  long kb = -1;
   if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    const std::string format = std::string(key) + ": %ld kB";
     char line[256];
-    long kb = -1;
     while (std::fgets(line, sizeof line, f))
-      if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+      if (std::sscanf(line, format.c_str(), &kb) == 1) break;
     std::fclose(f);
-    if (kb >= 0) return static_cast<double>(kb) * 1024 / 1e6;
   }
+  return kb < 0 ? -1 : static_cast<double>(kb) * 1024 / 1e6;
+}
+
+double peak_rss_mb() {
+  if (const double mb = proc_status_mb("VmHWM"); mb >= 0) return mb;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
 #if defined(__APPLE__)
@@ -202,6 +207,13 @@ double peak_rss_mb() {
 #else
   return static_cast<double>(ru.ru_maxrss) * 1024 / 1e6;  // KiB on Linux and the BSDs
 #endif
+}
+
+// Reports a failed load; the exit code: 1 where the machine lacks memory or a supported CPU, 2
+// for a bad model file.
+int load_failed(const std::string& path, const pmt::Status& s) {
+  std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
+  return s.code() == pmt::ErrorCode::kOutOfMemory || s.code() == pmt::ErrorCode::kBackend ? 1 : 2;
 }
 
 // The shortlist settings of o.shortlists worth measuring on `t` (one when the file has none),
@@ -390,10 +402,7 @@ int run_file(const Options& o) {
         reset_peak_rss();
         std::unique_ptr<pmt::Translator> t;
         const double t0 = now_s();
-        if (const pmt::Status s = pmt::Translator::load(path, load, &t); !s.ok()) {
-          std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
-          return 2;
-        }
+        if (const pmt::Status s = pmt::Translator::load(path, load, &t); !s.ok()) return load_failed(path, s);
         const double load_ms = (now_s() - t0) * 1e3;
         pmt::TextTranslator text(*t);
         for (const int beam : o.beams)
@@ -445,16 +454,6 @@ int run_file(const Options& o) {
   return 0;
 }
 
-// VmRSS now, in MB; NAN where /proc is not there.
-double rss_mb() {
-  long pages = -1, resident = -1;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-    std::fclose(f);
-  }
-  return resident < 0 ? NAN : static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6;
-}
-
 int run_loads(const Options& o) {
   std::vector<pmt::bench::LoadRow> rows;
   for (const std::string& path : o.models)
@@ -470,13 +469,11 @@ int run_loads(const Options& o) {
         pmt::LoadOptions load;
         load.threads = threads;
         std::unique_ptr<pmt::Translator> t;
-        if (const pmt::Status s = pmt::Translator::load(path, load, &t); !s.ok()) {
-          std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
-          return s.code() == pmt::ErrorCode::kOutOfMemory || s.code() == pmt::ErrorCode::kBackend ? 1 : 2;
-        }
+        if (const pmt::Status s = pmt::Translator::load(path, load, &t); !s.ok()) return load_failed(path, s);
         if (i == 0) {
           row.precision = t->quantized() ? "int8" : "fp32";
-          row.rss_mb = rss_mb();
+          const double rss = proc_status_mb("VmRSS");
+          row.rss_mb = rss < 0 ? NAN : rss;
           row.peak_rss_mb = peak_rss_mb();
         }
         const pmt::LoadTimes& lt = t->load_times();
@@ -530,10 +527,7 @@ int run(const Options& o) {
       const double t0 = now_s();
       const pmt::Status s = pmt::Translator::load(path, load, &t);
       const double load_ms = (now_s() - t0) * 1e3;
-      if (!s.ok()) {
-        std::fprintf(stderr, "pmt-bench: %s: %s\n", path.c_str(), s.message());
-        return s.code() == pmt::ErrorCode::kOutOfMemory || s.code() == pmt::ErrorCode::kBackend ? 1 : 2;
-      }
+      if (!s.ok()) return load_failed(path, s);
       for (const int beam : o.beams)
         for (const auto& [shortlist, label] : shortlist_settings(*t, o.shortlists)) {
         for (const int src_len : o.input.empty() ? o.src_lens : std::vector<int>{0}) {

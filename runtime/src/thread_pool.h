@@ -18,10 +18,10 @@ class ThreadPool {
   // yield_workers: workers sleep as soon as a job is done instead of spinning for the next one
   // (pthreadpool's default), for callers whose jobs alternate with other threaded work (the
   // trainer's element-wise ops between OpenBLAS GEMMs).
-  // start = false leaves the workers to start(): pthreadpool's new workers spin for several
+  // start_now = false leaves the workers to start(): pthreadpool's new workers spin for several
   // milliseconds waiting for their first job, which a caller busy with other threads (a load)
   // can defer.
-  explicit ThreadPool(int32_t threads, bool yield_workers = false, bool start = true);
+  explicit ThreadPool(int32_t threads, bool yield_workers = false, bool start_now = true);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

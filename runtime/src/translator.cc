@@ -81,7 +81,7 @@ const xnn_allocator kXnnAllocator = {
 
 struct Translator::Impl {
   // The pool's workers start once the operators are created (Translator::create).
-  explicit Impl(int32_t threads) : pool(threads, false, false), search(&network) {}
+  explicit Impl(int32_t threads) : pool(threads, /*yield_workers=*/false, /*start_now=*/false), search(&network) {}
   LoadTimes load_times;
 
   // Carves the translator's own arena buffers after the network's and the search's.
@@ -267,8 +267,9 @@ Status resolve_limits(const ModelConfig& c, LoadOptions* o) {
 
 }  // namespace
 
-Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped, LoadTimes times,
-                          std::unique_ptr<Translator>* out) {
+Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped,
+                          double started_ms, double file_ms, std::unique_ptr<Translator>* out) {
+  LoadTimes times{.file_ms = file_ms};
   LoadOptions limits = options;
   if (Status s = resolve_limits(file->config(), &limits); !s.ok()) return s;
   if (xnn_initialize(&kXnnAllocator) != xnn_status_success)
@@ -340,7 +341,7 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   impl->ids.resize(batch);
   impl->texts.resize(batch);
   for (auto& v : impl->ids) v.reserve(std::max(limits.max_src_len, limits.max_tgt_len));
-  times.total_ms = now_ms() - times.total_ms;
+  times.total_ms = now_ms() - started_ms;
   impl->load_times = times;
   out->reset(new Translator(std::move(impl)));
   return {};
@@ -350,23 +351,21 @@ Status Translator::load(const std::string& path, const LoadOptions& options, std
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     return Status::error(ErrorCode::kNotFound, "cannot open model %s: %s", path.c_str(), std::strerror(errno));
-  LoadTimes times{.total_ms = now_ms()};
+  const double started_ms = now_ms();
   std::string error;
   std::unique_ptr<ModelFile> file = ModelFile::open(path, &error);
   if (file == nullptr) return Status::error(ErrorCode::kBadModel, "%s", error.c_str());
   // Verification read every page; operator creation reads each weight once more.
   rt::release_mapped_pages(file->data(), file->size());
-  times.file_ms = now_ms() - times.total_ms;
-  return create(std::move(file), options, true, times, out);
+  return create(std::move(file), options, true, started_ms, now_ms() - started_ms, out);
 }
 
 Status Translator::load(const void* data, size_t size, const LoadOptions& options, std::unique_ptr<Translator>* out) {
-  LoadTimes times{.total_ms = now_ms()};
+  const double started_ms = now_ms();
   std::string error;
   std::unique_ptr<ModelFile> file = ModelFile::from_buffer(data, size, &error);
   if (file == nullptr) return Status::error(ErrorCode::kBadModel, "%s", error.c_str());
-  times.file_ms = now_ms() - times.total_ms;
-  return create(std::move(file), options, false, times, out);
+  return create(std::move(file), options, false, started_ms, now_ms() - started_ms, out);
 }
 
 Status Translator::translate_ids(std::span<const std::span<const int32_t>> sources, const TranslateOptions& options,

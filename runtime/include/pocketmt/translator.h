@@ -221,9 +221,9 @@ class Translator {
  private:
   struct Impl;
   explicit Translator(std::unique_ptr<Impl> impl);
-  // times: the file stage and the load's start (total_ms holds the steady clock's ms then).
-  static Status create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped, LoadTimes times,
-                       std::unique_ptr<Translator>* out);
+  // started_ms: the load's start on the steady clock; file_ms: its file stage.
+  static Status create(std::unique_ptr<ModelFile> file, const LoadOptions& options, bool mapped, double started_ms,
+                       double file_ms, std::unique_ptr<Translator>* out);
   std::unique_ptr<Impl> impl_;
 };
 
