@@ -36,6 +36,11 @@ double noam_lr(int64_t step, int32_t d_model, int64_t warmup, double scale) {
   return scale / std::sqrt(static_cast<double>(d_model)) * std::min(1.0 / std::sqrt(s), s * std::pow(w, -1.5));
 }
 
+double decay_factor(int64_t step, int64_t steps, int64_t decay) {
+  if (decay <= 0) return 1.0;
+  return std::clamp(static_cast<double>(steps - step + 1) / static_cast<double>(decay), 0.0, 1.0);
+}
+
 double grad_norm(const float* grads, size_t n) {
   double sum = 0.0;
   for (size_t i = 0; i < n; ++i) sum += static_cast<double>(grads[i]) * grads[i];

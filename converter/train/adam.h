@@ -43,6 +43,11 @@ class Adam {
 // scale * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5), rising linearly for `warmup` steps
 // and decaying as 1/sqrt(step) after, peaking at scale * (d_model * warmup)^-0.5.
 double noam_lr(int64_t step, int32_t d_model, int64_t warmup, double scale);
+// Multiplier of the schedule at `step` (1-based) of a run of `steps` steps whose last `decay`
+// steps cool down linearly: 1 before them, then (steps - step + 1) / decay, down to 1 / decay at
+// the last step. Ending on a falling rate takes the loss below the plateau that a constant or
+// 1/sqrt rate keeps it on. decay <= 0: always 1.
+double decay_factor(int64_t step, int64_t steps, int64_t decay);
 
 // L2 norm of all n gradients (accumulated in double, sequentially, so it is deterministic).
 double grad_norm(const float* grads, size_t n);

@@ -152,8 +152,9 @@ int run_benchmark(const ModelConfig& config, int64_t batch, int64_t src_len, int
 
 int cmd_train(int argc, char** argv) {
   // Empty = not given: a resume then takes the checkpoint's value, a new run the default.
-  std::string data_dir, spm_path, src_lang, tgt_lang, preset, out_dir, resume;
-  std::string vocab_size_s, dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, clip_s, seed_s, threads_s;
+  std::string data_dir, spm_path, src_lang, tgt_lang, preset, out_dir, resume, init;
+  std::string vocab_size_s, dropout, label_smoothing, steps_s, batch_tokens_s, warmup_s, lr_scale_s, decay_s, clip_s,
+      seed_s, threads_s;
   std::string log_every_s, eval_every_s, eval_sentences_s, keep_s, average_s = "0", gemm_s;
   std::string batch_s = "128", src_len_s = "32", tgt_len_s = "32";
   bool pre_ln = false, overwrite = false, benchmark = false, profile = false, new_corpus = false;
@@ -174,6 +175,8 @@ int cmd_train(int argc, char** argv) {
       {"--batch-tokens", &batch_tokens_s, nullptr, "batch size as B * max(S, T), padding included (default 4000)", "N"},
       {"--warmup", &warmup_s, nullptr, "warm-up steps of the schedule (default 4000)", "N"},
       {"--lr-scale", &lr_scale_s, nullptr, "lr = X * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5) (default 1)", "X"},
+      {"--decay", &decay_s, nullptr,
+       "the rate falls linearly to 0 over the last N steps of --steps (default 0 = off)", "N"},
       {"--clip", &clip_s, nullptr, "clip the global gradient norm to X; 0 = off (default 0)", "X"},
       {"--seed", &seed_s, nullptr, "initialization, batch order and dropout (default 1)", "N"},
       {"--threads", &threads_s, nullptr, "OpenBLAS threads (default 1); results are reproducible per count", "N"},
@@ -196,6 +199,10 @@ int cmd_train(int argc, char** argv) {
       {"--resume", &resume, nullptr,
        "continue a run from its last.safetensors (with its --data, --spm, --src, --tgt, --log-every, --eval-every, "
        "--eval-sentences, --keep unless given again)", "FILE"},
+      {"--init", &init, nullptr,
+       "a new run (step 0, fresh Adam state, its own schedule) from the weights of any checkpoint of the same "
+       "model, e.g. best.safetensors or an average: fine-tuning, or going on where no Adam state was kept",
+       "FILE"},
       {"--new-corpus", nullptr, &new_corpus, "with --resume: other training data; weights, Adam state and schedule go on, epoch, batch order and best-checkpoint tracking start over"},
       {"--overwrite", nullptr, &overwrite, "start over in a --out that already holds a run"},
       // benchmark
@@ -206,16 +213,21 @@ int cmd_train(int argc, char** argv) {
       {"--profile", nullptr, &profile, "--benchmark: also print the time per op, forward and backward, per step"}};
   if (auto r = parse_options("train", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
 
-  // Model config: the preset (or the resumed checkpoint's), then explicit overrides.
+  // Model config: the preset (or the resumed or initializing checkpoint's), then explicit overrides.
+  if (!resume.empty() && !init.empty()) return fail("--resume and --init exclude each other");
   train::TrainOptions opt;
-  StFile resumed;
+  StFile resumed, initial;
   bool have_config = false;
   if (!resume.empty()) {
     if (std::string err = train::read_checkpoint(resume, &resumed, &opt.config); !err.empty()) return fail(err);
     if (std::string err = train::settings_from_metadata(resumed.metadata, &opt.settings); !err.empty())
       return fail(resume + ": " + err);
     have_config = true;
+  } else if (!init.empty()) {
+    if (std::string err = train::read_checkpoint(init, &initial, &opt.config); !err.empty()) return fail(err);
+    have_config = true;
   }
+  const std::string& config_source = !resume.empty() ? resume : init;
   // The command's own run settings, kept in last.safetensors so that `--resume FILE` alone
   // continues the same run (a run that forgot --data used to fail, one that forgot
   // --eval-every silently changed). Paths are stored as given, relative to the run's working
@@ -246,14 +258,14 @@ int cmd_train(int argc, char** argv) {
       c.dropout = opt.config.dropout;
       c.label_smoothing = opt.config.label_smoothing;
       c.pre_ln = opt.config.pre_ln;
-      if (!(c == opt.config)) return fail("--preset " + preset + " does not match the model in " + resume);
+      if (!(c == opt.config)) return fail("--preset " + preset + " does not match the model in " + config_source);
     }
     opt.config = c;
   }
   if (!vocab_size_s.empty()) {
     int64_t n = 0;
     if (!parse_int("--vocab-size", vocab_size_s, 8, 1 << 20, &n)) return 2;
-    if (have_config && n != opt.config.vocab_size) return fail("--vocab-size does not match the model in " + resume);
+    if (have_config && n != opt.config.vocab_size) return fail("--vocab-size does not match the model in " + config_source);
     opt.config.vocab_size = static_cast<int32_t>(n);
   }
   double d = 0;
@@ -285,6 +297,10 @@ int cmd_train(int argc, char** argv) {
   if (!threads_s.empty()) {
     if (!parse_int("--threads", threads_s, 1, 256, &v)) return 2;
     s.threads = static_cast<int>(v);
+  }
+  if (!decay_s.empty()) {
+    if (!parse_int("--decay", decay_s, 0, int64_t{1} << 40, &v)) return 2;
+    s.decay = v;
   }
   if (!lr_scale_s.empty() && !parse_double("--lr-scale", lr_scale_s, 0.0, 1e38, &s.lr_scale)) return 2;
   if (!clip_s.empty() && !parse_double("--clip", clip_s, 0.0, 1e38, &s.clip)) return 2;
@@ -345,6 +361,10 @@ int cmd_train(int argc, char** argv) {
   if (spm_path.empty()) spm_path = (std::filesystem::path(data_dir) / "spm.model").string();
   for (const auto& r : remembered)
     opt.run_metadata[r.key] = r.path ? std::filesystem::path(*r.value).lexically_normal().string() : *r.value;
+  // Where the weights of an --init run came from, and what a resume of it carries on.
+  if (!init.empty()) opt.run_metadata["train.init"] = std::filesystem::path(init).lexically_normal().string();
+  else if (const auto it = resumed.metadata.find("train.init"); it != resumed.metadata.end())
+    opt.run_metadata["train.init"] = it->second;
   sentencepiece::SentencePieceProcessor sp;
   if (const auto status = sp.Load(spm_path); !status.ok()) return fail("cannot load " + spm_path + ": " + status.ToString());
   if (std::string err = train::check_vocabulary(sp, opt.config); !err.empty()) return fail(spm_path + ": " + err);
@@ -385,6 +405,9 @@ int cmd_train(int argc, char** argv) {
                 blas_core.c_str());
     if (!resume.empty()) {
       if (std::string err = trainer.resume(resume, new_corpus); !err.empty()) return fail(err);
+    } else if (!init.empty()) {
+      if (std::string err = train::load_params(initial, &trainer.model()); !err.empty()) return fail(init + ": " + err);
+      std::printf("initialized from the weights of %s\n", init.c_str());
     }
     std::fflush(stdout);
     const train::RunResult r = trainer.run();

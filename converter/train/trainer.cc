@@ -85,6 +85,7 @@ std::map<std::string, std::string> settings_to_metadata(const TrainSettings& s) 
           {"train.batch_tokens", std::to_string(s.batch_tokens)},
           {"train.warmup", std::to_string(s.warmup)},
           {"train.lr_scale", format_double(s.lr_scale)},
+          {"train.decay", std::to_string(s.decay)},
           {"train.clip", format_double(s.clip)},
           {"train.threads", std::to_string(s.threads)}};
 }
@@ -92,6 +93,7 @@ std::map<std::string, std::string> settings_to_metadata(const TrainSettings& s) 
 std::string settings_from_metadata(const std::map<std::string, std::string>& m, TrainSettings* s) {
   for (std::string err : {read_key(m, "train.seed", &s->seed), read_key(m, "train.batch_tokens", &s->batch_tokens),
                           read_key(m, "train.warmup", &s->warmup), read_key(m, "train.lr_scale", &s->lr_scale),
+                          read_key(m, "train.decay", &s->decay),
                           read_key(m, "train.clip", &s->clip), read_key(m, "train.threads", &s->threads)}) {
     if (!err.empty()) return err;
   }
@@ -365,7 +367,8 @@ RunResult Trainer::run() {
       batcher_->plan_epoch(epoch_);
     }
     batcher_->fill(static_cast<size_t>(next_batch_), &batch_);
-    const auto lr = static_cast<float>(noam_lr(step_ + 1, options_.config.d_model, s.warmup, s.lr_scale));
+    const auto lr = static_cast<float>(noam_lr(step_ + 1, options_.config.d_model, s.warmup, s.lr_scale) *
+                                       decay_factor(step_ + 1, options_.steps, s.decay));
     const StepResult r = train_step(model_.get(), adam_.get(), batch_, DropoutRng{s.seed, static_cast<uint64_t>(step_ + 1)}, lr, s.clip);
     if (!r.finite()) {
       char what[96];

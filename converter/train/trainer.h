@@ -28,6 +28,7 @@ struct TrainSettings {
   int64_t batch_tokens = 4000;  // B * max(S, T) per batch, padding included
   int64_t warmup = 4000;        // schedule warm-up steps
   double lr_scale = 1.0;        // multiplies the paper's schedule
+  int64_t decay = 0;            // final steps of the run over which the rate falls linearly to 0; 0 = off
   double clip = 0.0;            // global gradient-norm clip; 0 = off
   int threads = 1;              // OpenBLAS threads (results are bitwise reproducible per count)
   bool operator==(const TrainSettings&) const = default;

@@ -73,3 +73,17 @@ TEST_CASE("global-norm clipping scales only gradients above the threshold") {
   CHECK(g[2] == doctest::Approx(-0.8).epsilon(1e-5));
   CHECK(grad_norm(g.data(), g.size()) == doctest::Approx(1.0).epsilon(1e-5));
 }
+
+TEST_CASE("the cool-down holds the rate, then lowers it linearly over the last N steps") {
+  using pmt::train::decay_factor;
+  CHECK(decay_factor(1, 100, 0) == 1.0);  // off
+  CHECK(decay_factor(100, 100, 0) == 1.0);
+  CHECK(decay_factor(1, 100, 10) == 1.0);
+  CHECK(decay_factor(90, 100, 10) == 1.0);   // the step before the last 10
+  CHECK(decay_factor(91, 100, 10) == 1.0);   // first of the last 10: 10 / 10
+  CHECK(decay_factor(92, 100, 10) == doctest::Approx(0.9));
+  CHECK(decay_factor(100, 100, 10) == doctest::Approx(0.1));
+  CHECK(decay_factor(101, 100, 10) == 0.0);  // past the end: never negative
+  // A cool-down longer than the run starts below 1.
+  CHECK(decay_factor(1, 4, 8) == doctest::Approx(0.5));
+}

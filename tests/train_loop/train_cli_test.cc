@@ -112,7 +112,44 @@ TEST_CASE("train: bad input exits with status 2") {
     CHECK(run(cli::cmd_train, plus(c.args(out), {"--dropout", "0.3", "--resume", last})) == 2);
     CHECK(run(cli::cmd_train, plus(c.args(out), {"--resume", other + "/best.safetensors"})) == 2);  // no optimizer state
     CHECK(run(cli::cmd_train, plus(c.args(out), {"--resume", c.dir.file("spm.txt")})) == 2);     // not a checkpoint
+    CHECK(run(cli::cmd_train, plus(c.args(out), {"--preset", "small", "--init", last})) == 2);
+    CHECK(run(cli::cmd_train, plus(c.args(out), {"--init", c.dir.file("spm.txt")})) == 2);
+    CHECK(run(cli::cmd_train, plus(c.args(out), {"--init", last, "--resume", last})) == 2);
   }
+}
+
+// --init starts a new run from weights alone (best, an average, a checkpoint whose Adam state was
+// not kept): step 0, fresh moments, its own schedule, here with a cool-down.
+TEST_CASE("train --init: a new run from a checkpoint's weights, with --decay") {
+  TinyCorpus c;
+  const std::string first = c.dir.file("first"), second = c.dir.file("second");
+  REQUIRE(run(cli::cmd_train, plus(c.args(first), {"--steps", "3"})) == 0);
+  const std::string weights = first + "/best.safetensors";  // no optimizer state
+  StFile start, end;
+  ModelConfig config;
+  REQUIRE(train::read_checkpoint(weights, &start, &config) == "");
+
+  // At rate 0 the run's weights are the initial checkpoint's, bit for bit: they were loaded.
+  REQUIRE(run(cli::cmd_train, plus(c.args(second), {"--steps", "2", "--init", weights, "--lr-scale", "0"})) == 0);
+  REQUIRE(train::read_checkpoint(second + "/last.safetensors", &end, &config) == "");
+  CHECK(end.metadata.at("train.step") == "2");
+  CHECK(end.metadata.at("train.init") == weights);
+  for (const StTensor& t : start.tensors) {
+    const StTensor* u = end.find(t.name);
+    REQUIRE(u != nullptr);
+    CHECK(u->data == t.data);
+  }
+
+  // With a rate, it trains on and remembers the cool-down for a resume.
+  const std::string third = c.dir.file("third");
+  REQUIRE(run(cli::cmd_train, plus(c.args(third), {"--steps", "4", "--init", weights, "--decay", "3"})) == 0);
+  REQUIRE(train::read_checkpoint(third + "/last.safetensors", &end, &config) == "");
+  CHECK(end.metadata.at("train.decay") == "3");
+  CHECK(end.find("decoder.layers.0.linear1.weight")->data != start.find("decoder.layers.0.linear1.weight")->data);
+  REQUIRE(run(cli::cmd_train, {"--resume", third + "/last.safetensors", "--steps", "5"}) == 0);
+  REQUIRE(train::read_checkpoint(third + "/last.safetensors", &end, &config) == "");
+  CHECK(end.metadata.at("train.decay") == "3");
+  CHECK(end.metadata.at("train.init") == weights);
 }
 
 TEST_CASE("check_utf8 rejects malformed sequences") {
