@@ -102,6 +102,9 @@ int parse_args(int argc, char** argv, Args* a) {
   app.add_flag(
       "--no-shortlist", [a](int64_t) { a->translate.shortlist = false; },
       "score every vocabulary token, not only the model's shortlist of candidates (where the model has one)");
+  app.add_flag(
+      "--no-copy-numbers", [a](int64_t) { a->translate.copy_numbers = false; },
+      "let the model write digits freely instead of copying the source's numbers");
   app.add_flag("--stream", a->stream, "write each token as soon as it is final (forces --batch 1)");
   app.add_flag("-q,--quiet", a->quiet, "no progress on stderr");
   if (const int rc = pmt::cli::parse(app, "pmt-translate", argc, argv, true); rc >= 0) return rc;

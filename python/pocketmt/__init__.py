@@ -112,6 +112,7 @@ class Translator:
         split: bool = True,
         language: str = "en",
         shortlist: bool = True,
+        copy_numbers: bool = True,
     ) -> Union[List[str], List[Tuple[str, float]]]:
         """Translates texts (str, or bytes holding UTF-8), one result per text, in order.
 
@@ -134,6 +135,9 @@ class Translator:
                 abbreviations ("en", "es").
             shortlist: where the model has a vocabulary shortlist (``model_info["shortlist"]``),
                 score only its candidates for the batch; False scores every token.
+            copy_numbers: the numbers of each output are exactly its source's (each as often,
+                with separators where the source has them, "," and "." interchangeable); the
+                model places them. False leaves digits to the model.
 
         Returns:
             list of str, or of (str, float) with ``return_scores``.
@@ -145,8 +149,8 @@ class Translator:
             InvalidArgumentError: (a ValueError) a search option out of range.
         """
         return self._impl.translate_texts(
-            texts, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, split, language,
-            return_scores,
+            texts, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, copy_numbers, split,
+            language, return_scores,
         )
 
     def translate_iterable(
@@ -181,6 +185,7 @@ class Translator:
         split: bool = True,
         language: str = "en",
         shortlist: bool = True,
+        copy_numbers: bool = True,
     ) -> Iterator[str]:
         """Yields the translation of one text piece by piece as the decoder decides it: each
         token's text (a word-initial token starts with a space) and the whitespace between
@@ -201,6 +206,7 @@ class Translator:
                     max_length,
                     no_repeat_ngram,
                     shortlist,
+                    copy_numbers,
                     split,
                     language,
                     pieces.put,
@@ -232,6 +238,7 @@ class Translator:
         no_repeat_ngram: int = 4,
         return_scores: bool = False,
         shortlist: bool = True,
+        copy_numbers: bool = True,
     ) -> Union[List[List[int]], List[Tuple[List[int], float]]]:
         """Translates sentences given as token ids (without EOS, which the runtime appends),
         ``max_batch`` per runtime call; no sentence splitting or cutting.
@@ -240,7 +247,8 @@ class Translator:
             sources: one sequence of ids per sentence, each id in [0, vocab_size). A 1-D
                 C-contiguous numpy.int32 array (or array.array("i")) is read in place, without
                 a copy; lists and other integer arrays are copied.
-            beam_size, length_penalty, max_length, no_repeat_ngram, shortlist: as for ``translate``.
+            beam_size, length_penalty, max_length, no_repeat_ngram, shortlist, copy_numbers: as for
+                ``translate``.
             return_scores: also return the log-probability of each output (EOS included).
 
         Returns:
@@ -252,7 +260,8 @@ class Translator:
             InvalidArgumentError: (a ValueError) an id outside the vocabulary, or bad options.
         """
         return self._impl.translate_ids(
-            sources, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, return_scores
+            sources, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, copy_numbers,
+            return_scores,
         )
 
     def score(self, sources: Iterable[Ids], targets: Iterable[Ids]) -> List[float]:

@@ -20,6 +20,7 @@ SEARCHES = [
     (["--beam", "1", "--no-repeat-ngram", "0"], {"beam_size": 1, "no_repeat_ngram": 0}),
     (["--beam", "2", "--alpha", "1.0", "--max-len", "20"], {"beam_size": 2, "length_penalty": 1.0, "max_length": 20}),
     (["--no-shortlist"], {"shortlist": False}),  # every logit, where the model has a shortlist
+    (["--no-copy-numbers"], {"copy_numbers": False}),  # digits left to the model
 ]
 
 
@@ -34,7 +35,7 @@ def translator(model):
     return pocketmt.Translator(model)
 
 
-@pytest.mark.parametrize("cli_options,kwargs", SEARCHES, ids=["beam4", "greedy", "beam2-maxlen", "no-shortlist"])
+@pytest.mark.parametrize("cli_options,kwargs", SEARCHES, ids=["beam4", "greedy", "beam2-maxlen", "no-shortlist", "no-copy-numbers"])
 def test_translate_equals_cli(translate_bin, model, translator, bible_lines, cli_options, kwargs):
     expected = run_cli(translate_bin, model, BIBLE_SAMPLE, *cli_options)
     assert len(expected) == len(bible_lines) == 48

@@ -56,7 +56,8 @@ pmt::Status load_options(const pmt_load_options* o, pmt::LoadOptions* l) {
 pmt::TranslateOptions translate_options(const pmt_translate_options* o) {
   pmt::TranslateOptions t;
   if (o != nullptr)
-    t = {o->beam, o->alpha, o->max_len, o->max_len_ratio, o->max_len_extra, o->no_repeat_ngram, o->shortlist != 0};
+    t = {o->beam,          o->alpha,           o->max_len,           o->max_len_ratio, o->max_len_extra,
+         o->no_repeat_ngram, o->shortlist != 0, o->copy_numbers != 0};
   return t;
 }
 
@@ -101,7 +102,9 @@ void pmt_load_options_init(pmt_load_options* options) {
 void pmt_translate_options_init(pmt_translate_options* options) {
   if (options == nullptr) return;
   const pmt::TranslateOptions d;
-  *options = {d.beam, d.alpha, d.max_len, d.max_len_ratio, d.max_len_extra, d.no_repeat_ngram, d.shortlist ? 1 : 0};
+  *options = {d.beam,         d.alpha,           d.max_len,
+              d.max_len_ratio, d.max_len_extra,   d.no_repeat_ngram,
+              d.shortlist ? 1 : 0, d.copy_numbers ? 1 : 0};
 }
 
 void pmt_text_options_init(pmt_text_options* options) {

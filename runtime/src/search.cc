@@ -50,9 +50,137 @@ void Search::bind(ArenaLayout& arena) {
   top_val_ = arena.take<float>(2 * max_beam_);
   free_slots_ = arena.take<int32_t>(max_beam_);
   slot_kept_ = arena.take<bool>(max_beam_);
-  digit_piece_ = arena.take<bool>(net_->config().vocab_size);
+  digit_ = arena.take<int8_t>(net_->config().vocab_size);
+  if (digit_ != nullptr) std::fill_n(digit_, net_->config().vocab_size, int8_t{-1});
+  n_digit_tokens_ = 0;
+  separator_ = arena.take<bool>(net_->config().vocab_size);
+  src_digits_ = arena.take<int8_t>(batch * lim.max_src_len);
+  src_start_ = arena.take<int32_t>(batch * lim.max_src_len);
+  src_len_ = arena.take<int32_t>(batch * lim.max_src_len);
+  n_numbers_ = arena.take<int32_t>(batch);
+  hyp_digits_ = arena.take<int8_t>(max_tgt_);
+  hyp_start_ = arena.take<int32_t>(max_tgt_);
+  hyp_len_ = arena.take<int32_t>(max_tgt_);
+  number_used_ = arena.take<bool>(lim.max_src_len);
   if (finished_ != nullptr)
     for (size_t i = 0; i < slots; ++i) finished_[i].tokens = finished_tokens + i * max_tgt_;
+}
+
+void Search::mark_digit_piece(int32_t id, int digit) {
+  if (is_digit(id) || n_digit_tokens_ == kMaxDigitTokens) return;
+  digit_[id] = static_cast<int8_t>(digit);
+  digit_tokens_[n_digit_tokens_++] = id;
+}
+
+namespace {
+constexpr int8_t kSeparatorAfter = 16;  // number code: digit | 16 when a separator follows it
+}  // namespace
+
+size_t Search::parse_numbers(const int32_t* tokens, size_t n, int8_t* digits, int32_t* start, int32_t* len,
+                             int32_t* open_len, bool* open_sep) const {
+  size_t count = 0;
+  int32_t d = 0;
+  if (open_len != nullptr) {
+    *open_len = 0;
+    *open_sep = false;
+  }
+  for (size_t i = 0; i < n;) {
+    if (!is_digit(tokens[i])) {
+      ++i;
+      continue;
+    }
+    const int32_t first = d;
+    size_t j = i;
+    bool sep = false;  // the number's last token is a separator (at the end of tokens)
+    while (j < n) {
+      if (is_digit(tokens[j])) {
+        digits[d++] = digit_[tokens[j++]];
+      } else if (separator_[tokens[j]] && (j + 1 == n || is_digit(tokens[j + 1]))) {
+        digits[d - 1] |= kSeparatorAfter;
+        sep = j + 1 == n;
+        ++j;
+      } else {
+        break;
+      }
+    }
+    if (j == n && open_len != nullptr) {
+      *open_len = d - first;
+      *open_sep = sep;
+      return count;
+    }
+    start[count] = first;
+    len[count++] = d - first;
+    i = j;
+  }
+  return count;
+}
+
+void Search::find_numbers(std::span<const std::span<const int32_t>> numbers, size_t count) {
+  const size_t max_src = net_->limits().max_src_len;
+  for (size_t b = 0; b < count; ++b) {
+    n_numbers_[b] = numbers.empty() ? -1
+                                    : static_cast<int32_t>(parse_numbers(
+                                          numbers[b].data(), numbers[b].size(), src_digits_ + b * max_src,
+                                          src_start_ + b * max_src, src_len_ + b * max_src, nullptr, nullptr));
+  }
+}
+
+void Search::constrain_numbers(size_t b, const int32_t* tokens, size_t pos, float* log_probs) const {
+  const int32_t numbers = n_numbers_[b];
+  if (numbers < 0) return;
+  const size_t max_src = net_->limits().max_src_len;
+  const int8_t* src = src_digits_ + b * max_src;
+  const int32_t* start = src_start_ + b * max_src;
+  const int32_t* len = src_len_ + b * max_src;
+  // Whether source number r begins with the open number's n digits (codes: digit | separator
+  // flag). Its last digit's flag is the open one's when a separator was written after it
+  // (`sep`), else free: the next token decides.
+  auto begins = [&](int32_t r, const int8_t* d, int32_t n, bool sep) {
+    if (len[r] < n || !std::equal(d, d + std::max(n - 1, 0), src + start[r])) return false;
+    return n == 0 || (sep ? src[start[r] + n - 1] == d[n - 1] : (src[start[r] + n - 1] & 15) == (d[n - 1] & 15));
+  };
+  // The first unused source number equal to the n digits d (a separator after the last one, as
+  // in "42," before a space, is punctuation).
+  auto find = [&](const int8_t* d, int32_t n) {
+    for (int32_t r = 0; r < numbers; ++r)
+      if (!number_used_[r] && len[r] == n && begins(r, d, n, false)) return r;
+    return int32_t{-1};
+  };
+  // The hypothesis' closed numbers use their source numbers; one reaching its end is open.
+  int32_t open_len = 0;
+  bool open_sep = false;
+  const size_t closed = parse_numbers(tokens, pos, hyp_digits_, hyp_start_, hyp_len_, &open_len, &open_sep);
+  std::fill_n(number_used_, numbers, false);
+  for (size_t i = 0; i < closed; ++i)
+    if (const int32_t r = find(hyp_digits_ + hyp_start_[i], hyp_len_[i]); r >= 0) number_used_[r] = true;
+  const int8_t* open = hyp_digits_ + (closed > 0 ? hyp_start_[closed - 1] + hyp_len_[closed - 1] : 0);
+  int32_t unused = 0;
+  for (int32_t r = 0; r < numbers; ++r) unused += number_used_[r] ? 0 : 1;
+  const bool whole = open_len == 0 || find(open, open_len) >= 0;  // the open number may end here
+  const bool may_end = whole && unused - (open_len > 0 ? 1 : 0) == 0;
+  // What may extend the open number: a digit (by value), or a separator where the source has one.
+  bool next[10] = {}, separator_next = false;
+  for (int32_t r = 0; r < numbers; ++r) {
+    if (number_used_[r] || len[r] <= open_len || !begins(r, open, open_len, open_sep)) continue;
+    const bool source_sep = open_len > 0 && (src[start[r] + open_len - 1] & kSeparatorAfter) != 0;
+    if (open_len > 0 && !open_sep && source_sep)
+      separator_next = true;
+    else
+      next[src[start[r] + open_len] & 15] = true;
+  }
+  // Inside a number that is no source number yet: only what extends it.
+  if (!whole) {
+    for (size_t col = 0, n = net_->columns(b); col < n; ++col) {
+      const int32_t token = net_->column_token(b, col);
+      if (!is_digit(token) && !(separator_next && separator_[token])) log_probs[col] = -INFINITY;
+    }
+  } else if (!may_end) {
+    if (const int32_t col = net_->token_column(b, net_->config().eos_id); col >= 0) log_probs[col] = -INFINITY;
+  }
+  for (size_t d = 0; d < n_digit_tokens_; ++d) {
+    const int32_t col = net_->token_column(b, digit_tokens_[d]);
+    if (col >= 0 && !next[digit_[digit_tokens_[d]]]) log_probs[col] = -INFINITY;
+  }
 }
 
 size_t Search::unfinished_rows(size_t count) {
@@ -70,20 +198,21 @@ void Search::block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n
   if (n == 0 || pos + 1 < n) return;
   const int32_t* tail = tokens + pos + 1 - n;  // the n - 1 newest tokens
   bool tail_has_digit = false;
-  for (size_t j = 0; j + 1 < n; ++j) tail_has_digit = tail_has_digit || digit_piece_[tail[j]];
+  for (size_t j = 0; j + 1 < n; ++j) tail_has_digit = tail_has_digit || is_digit(tail[j]);
   if (tail_has_digit) return;
   for (size_t i = 0; i + n <= pos; ++i) {
     if (!std::equal(tail, tail + n - 1, tokens + i)) continue;
     const int32_t next = tokens[i + n - 1];
     const int32_t column = net_->token_column(b, next);
-    if (!digit_piece_[next] && column >= 0) log_probs[column] = -INFINITY;
+    if (!is_digit(next) && column >= 0) log_probs[column] = -INFINITY;
   }
 }
 
 void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
-                    Hypothesis* out) {
+                    Hypothesis* out, std::span<const std::span<const int32_t>> numbers) {
   const ModelConfig& c = net_->config();
   const size_t V = c.vocab_size;
+  find_numbers(numbers, count);
   for (size_t b = 0; b < count; ++b) {
     done_[b] = false;
     out[b] = {history(b * max_beam_), 0, 0.f, 0.f, false};
@@ -99,6 +228,7 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
       const size_t n = net_->columns(b);
       kernels::log_softmax(row, row, n);
       block_repeats(b, history(slots_[r]), pos, no_repeat, row);
+      constrain_numbers(b, history(slots_[r]), pos, row);
       const size_t best = kernels::argmax(row, n);
       const int32_t token = net_->column_token(b, best);
       Hypothesis& h = out[b];
@@ -119,9 +249,10 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
 }
 
 void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
-                  Hypothesis* out) {
+                  Hypothesis* out, std::span<const std::span<const int32_t>> numbers) {
   const ModelConfig& c = net_->config();
   const size_t V = c.vocab_size;
+  find_numbers(numbers, count);
   for (size_t b = 0; b < count; ++b) {
     done_[b] = false;
     n_live_[b] = 1;
@@ -155,10 +286,12 @@ void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, s
         float* row = net_->logits() + r * V;
         kernels::log_softmax(row, row, n);
         block_repeats(b, history(slots_[r]), pos, no_repeat, row);
+        constrain_numbers(b, history(slots_[r]), pos, row);
         kernels::top_k(row, n, per_hyp, top_idx_, top_val_);
         const float base = slot_log_prob_[slots_[r]];
+        // Tokens blocked above (-inf) are no extensions: each live hypothesis keeps at least one.
         for (size_t i = 0; i < per_hyp; ++i)
-          candidates_[m++] = {base + top_val_[i], net_->column_token(b, top_idx_[i]), j, -1};
+          if (top_val_[i] > -INFINITY) candidates_[m++] = {base + top_val_[i], net_->column_token(b, top_idx_[i]), j, -1};
       }
       sort_candidates(candidates_, m);
       size_t n_new = 0;

@@ -49,18 +49,32 @@ class Search {
   explicit Search(Network* network) : net_(network) {}
   void bind(ArenaLayout& arena);
 
-  // Marks token `id` as a digit piece, exempt from the repetition block (numbers legitimately
-  // repeat digits: 1,000,000). Call after bind, once per digit piece.
-  void mark_digit_piece(int32_t id) { digit_piece_[id] = true; }
+  // Marks token `id` as a piece that writes the single digit `digit` (0-9): exempt from the
+  // repetition block (numbers legitimately repeat digits: 1,000,000) and the unit of number
+  // copying, which compares digits, not ids (a byte-fallback piece writes a digit too). Call
+  // after bind, once per such piece (at most kMaxDigitTokens).
+  void mark_digit_piece(int32_t id, int digit);
+  // Marks token `id` ("," or ".") as a separator inside numbers: between two digits it joins
+  // them into one number (1,250 and 1.250 are both the number 1250).
+  void mark_number_separator(int32_t id) { separator_[id] = true; }
+  static constexpr size_t kMaxDigitTokens = 32;
 
   // The sentences were encoded by network->encode() (sentence b = index b). max_len[b]: most
   // output tokens of sentence b, EOS included, <= max_tgt_len. no_repeat > 0: no hypothesis
   // produces an n-gram of no_repeat tokens it already holds, unless the n-gram has a digit piece
   // (a guard against the loops of a weak model, as no_repeat_ngram_size in CTranslate2 and
   // fairseq). Results in out[b].
-  void greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink, Hypothesis* out);
+  // numbers: empty, or the encoded sources (numbers[b] for sentence b, each within max_src_len)
+  // whose numbers every output copies. A number is a run of digit pieces, a separator piece
+  // between two digits joining it (its value is its digits: 1,250.5 is 12505). Each number of
+  // the output is one of the source's, each source number is written as often as it occurs
+  // there with separators where the source has them (either one: 1,250 may become 1.250), and
+  // EOS comes only after all of them (a hypothesis stopped by max_len may lack some). The model
+  // still chooses where each number goes and what surrounds it.
+  void greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink, Hypothesis* out,
+              std::span<const std::span<const int32_t>> numbers = {});
   void beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
-            Hypothesis* out);
+            Hypothesis* out, std::span<const std::span<const int32_t>> numbers = {});
   // log_probs[b] = log P(targets[b] + EOS | source b), feeding BOS + targets[b].
   void score(std::span<const std::span<const int32_t>> targets, LogitsSink sink, float* log_probs);
 
@@ -88,6 +102,18 @@ class Search {
   // n-gram of tokens[0..pos), except n-grams with a digit piece. log_probs: one row of sentence
   // b's logit columns.
   void block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
+  // The numbers of tokens[0..n) as digit codes (the digit, plus 16 where a separator follows
+  // it, appended to digits[]) and [start, length) spans of them; returns how many. With `open`, a number that reaches the end stays open: *open_len
+  // gets its digit count (0: none) and *open_sep whether a separator follows its last digit.
+  size_t parse_numbers(const int32_t* tokens, size_t n, int8_t* digits, int32_t* start, int32_t* len,
+                       int32_t* open_len, bool* open_sep) const;
+  // Lists the numbers of each source for constrain_numbers (none: the constraint is off).
+  void find_numbers(std::span<const std::span<const int32_t>> numbers, size_t count);
+  // Sets to -inf the log-probability of every token that would break number copying (see
+  // greedy) for the hypothesis tokens[0..pos) of sentence b. By induction over the steps, a
+  // hypothesis built under it always has a token left: its open number is a prefix of an
+  // unused source number, whose next digit is a source piece and so one of b's columns.
+  void constrain_numbers(size_t b, const int32_t* tokens, size_t pos, float* log_probs) const;
   // Adds one finished hypothesis of sentence b (parent's tokens, then `token` unless it is EOS),
   // replacing the worst when k are already kept.
   void finish(size_t b, size_t k, const Candidate& c, size_t pos, float alpha);
@@ -113,7 +139,18 @@ class Search {
   int32_t *top_idx_ = nullptr, *free_slots_ = nullptr;
   float* top_val_ = nullptr;
   bool* slot_kept_ = nullptr;
-  bool* digit_piece_ = nullptr;  // [vocab_size]
+  int8_t* digit_ = nullptr;  // [vocab_size]: the digit a token writes, -1 for none
+  bool is_digit(int32_t token) const { return digit_[token] >= 0; }
+  int32_t digit_tokens_[kMaxDigitTokens] = {};
+  size_t n_digit_tokens_ = 0;
+  bool* separator_ = nullptr;  // [vocab_size]
+  // Number copying: per sentence the digits and numbers of its source ([max_batch][max_src_len]
+  // each; count -1 = off); for one hypothesis its digits, numbers and used-number flags.
+  int8_t* src_digits_ = nullptr;
+  int32_t *src_start_ = nullptr, *src_len_ = nullptr, *n_numbers_ = nullptr;
+  int8_t* hyp_digits_ = nullptr;
+  int32_t *hyp_start_ = nullptr, *hyp_len_ = nullptr;
+  bool* number_used_ = nullptr;
 };
 
 }  // namespace pmt::rt

@@ -170,10 +170,13 @@ struct Translator::Impl {
       };
     }
     const float alpha = options.alpha < 0.f ? file->default_alpha() : options.alpha;
+    const std::span<const std::span<const int32_t>> numbers =
+        options.copy_numbers ? std::span<const std::span<const int32_t>>(batch.data(), n)
+                             : std::span<const std::span<const int32_t>>();
     if (options.beam == 1)
-      search.greedy(n, max_len, alpha, options.no_repeat_ngram, sink, hypotheses);
+      search.greedy(n, max_len, alpha, options.no_repeat_ngram, sink, hypotheses, numbers);
     else
-      search.beam(n, options.beam, max_len, alpha, options.no_repeat_ngram, sink, hypotheses);
+      search.beam(n, options.beam, max_len, alpha, options.no_repeat_ngram, sink, hypotheses, numbers);
     for (size_t k = 0; k < n; ++k) {
       const rt::Hypothesis& h = hypotheses[k];
       Translation& r = results[batch_index[k]];
@@ -331,7 +334,9 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   times.arena_ms = now_ms() - arena_start;
   for (int32_t id = 0; id < f.config().vocab_size; ++id) {
     const std::string_view piece = impl->tokenizer.piece_text(id, true);
-    if (piece.size() == 1 && piece[0] >= '0' && piece[0] <= '9') impl->search.mark_digit_piece(id);
+    if (piece.size() == 1 && piece[0] >= '0' && piece[0] <= '9') impl->search.mark_digit_piece(id, piece[0] - '0');
+    if (const std::string_view text = impl->tokenizer.piece_text(id, false); text == "," || text == ".")
+      impl->search.mark_number_separator(id);
   }
 
   const size_t batch = limits.max_batch;

@@ -251,6 +251,8 @@ TEST_CASE("the C API: load, translate strings and ids, results, errors") {
   const char* sentences[] = {"abc de", "bad \xFF"};
   pmt_translate_options topt;
   pmt_translate_options_init(&topt);
+  CHECK(topt.shortlist == 1);
+  CHECK(topt.copy_numbers == 1);
   topt.beam = 2;
   struct Count {
     int events = 0;

@@ -108,6 +108,12 @@ struct TranslateOptions {
   // scores only the batch's candidate tokens (the file's frequent pieces, EOS, the source pieces
   // and their lists) instead of the whole vocabulary. False: every token, as without one.
   bool shortlist = true;
+  // Numbers copied through: every run of digits the output writes is a copy of a run of digits
+  // of the source, each source run is written as often as it occurs there, and a translation
+  // ends only once all are written (one cut by max_len may lack some). The model still places
+  // each number and writes what surrounds it ("1,250" may become "1.250", "21st" "21.º").
+  // False: digits are the model's like any token.
+  bool copy_numbers = true;
 };
 
 // One translated sentence. Views point into the Translator and stay valid until its next
