@@ -3,7 +3,8 @@
 # on the int8 and fp32 model files and bench/torch_translate_file.py (fp32, dynamic int8 on the
 # fastest quantized engine) on the checkpoint they were exported from, the same lines (one
 # sentence each), greedy or beam (--beam; the peer's beam search follows the runtime's rules, so
-# fp32 outputs agree), no repetition block (the peer has none), interleaved per batch size, one
+# fp32 outputs agree where no digit is written: the peer has no number copying), no repetition
+# block (the peer has none), interleaved per batch size, one
 # process each so that every peak-memory figure is its own. Prints one markdown table.
 #
 #   scripts/bench-file-compare.sh [--input data/web-rv/test.en] [--lines N] [--threads 1[,2]]
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 input=data/web-rv/test.en lines=0 threads=1 batches=1,4,16,32 beams=1 build_dir=build
-checkpoint=models/checkpoints/general-last.safetensors spm=models/checkpoints/general-spm.model
+checkpoint=models/checkpoints/general.safetensors spm=models/checkpoints/general-spm.model
 int8=models/en-es.pmt fp32=""
 out="runs/bench-file-compare-$(date +%Y%m%d-%H%M%S)"
 while (($#)); do
