@@ -17,7 +17,7 @@ echo "== [1/4] dependencies (scripts/install-deps.sh)"
 scripts/install-deps.sh
 echo "== [2/4] configure + build (Release, build/), install into $prefix"
 cmake -S . -B build >/dev/null
-cmake --build build -j"$(nproc)" --target pmt-convert pmt-translate pmt-bench
+cmake --build build -j"$(nproc)" --target pmt-convert pmt-translate pmt-bench pmt_man_pages
 cmake --install build --prefix "$prefix" >/dev/null
 export PATH=$prefix/bin:$PATH
 echo "== [3/4] model: $model"
