@@ -1,13 +1,15 @@
-// XNNPACK linear layers as the runtime runs them (a 1x1, stride-1, unpadded NHWC convolution is a
-// GEMM [rows, in] x [in, out]; fp32, and int8 with per-output-channel weight scales, int8 in and
-// out), at the `small` preset's shapes, against the machine's limits measured in the same process:
+// Linear layers as the runtime runs them, at the `small` preset's shapes: fp32 on XNNPACK (a 1x1,
+// stride-1, unpadded NHWC convolution is a GEMM [rows, in] x [in, out]), and int8 with
+// per-output-channel weight scales, int8 in and out, through the runtime's Linear::run_q (XNNPACK,
+// or kernels/gemm_qs8 on CPUs with AVX-512 VNNI; PMT_NO_VNNI=1 measures XNNPACK there too), against
+// the machine's limits measured in the same process:
 //   FLOP/s, OP/s  arithmetic rate reached (one multiply-accumulate = 2 operations)
 //   pct_peak      that rate in % of the per-core peak loop (machine_limits.h) times the threads
 //   bytes_per_second  weight bytes consumed per second
 //   x_stream      time per call / time one core takes to read the same weight bytes from cache;
 //                 the target for int8 at rows=1 (decode) is <= 2
-//   setup_ns      the operator's setup alone, which is included in the time: the runtime sets an
-//                 operator up whenever its row count or buffers change
+//   setup_ns      fp32: the operator's setup alone, which is included in the time: the runtime
+//                 sets an operator up whenever its row count or buffers change
 // The time columns are the benchmark's mean; the counters divide the best of 30 timed batches
 // (pmt::bench::best_seconds_per_call, as for the limits they compare with), which other
 // processes on a busy machine do not inflate.
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "linear.h"
 #include "machine_limits.h"
 
 namespace {
@@ -58,34 +61,21 @@ double per_core_peak(Precision p) {
 }
 
 struct Timing {
-  double seconds_per_call = 0;  // setup + run, best_seconds_per_call
-  double setup_seconds = 0;     // setup alone, likewise
+  double seconds_per_call = 0;  // one call, best_seconds_per_call
+  double setup_seconds = 0;     // fp32: the setup alone, likewise
 };
 
-// Times setup + run of one linear layer on `rows` rows of input `x`: the benchmark's loop (mean
-// time), then the best-of-batches figures the counters use.
-template <typename T>
-Timing time_linear(benchmark::State& state, xnn_operator_t op, size_t rows, size_t out, pthreadpool_t pool,
-                   xnn_status (*setup)(xnn_operator_t, size_t, size_t, size_t, const T*, T*, pthreadpool_t),
-                   const std::vector<T>& x) {
-  std::vector<T> y(rows * out);
-  const auto call = [&] {
-    const bool ok = setup(op, rows, 1, 1, x.data(), y.data(), pool) == xnn_status_success &&
-                    xnn_run_operator(op, pool) == xnn_status_success;
-    benchmark::DoNotOptimize(y.data());
-    benchmark::ClobberMemory();
-    return ok;
-  };
+// Times call() (false: it failed): the benchmark's loop (mean time), then the best-of-batches
+// figure the counters use.
+template <typename Call>
+double time_call(benchmark::State& state, const Call& call) {
   for (auto _ : state) {
     if (!call()) {
-      state.SkipWithError("XNNPACK setup/run failed");
-      return {};
+      state.SkipWithError("setup/run failed");
+      return 0;
     }
   }
-  Timing t;
-  t.seconds_per_call = pmt::bench::best_seconds_per_call(call);
-  t.setup_seconds = pmt::bench::best_seconds_per_call([&] { setup(op, rows, 1, 1, x.data(), y.data(), pool); });
-  return t;
+  return pmt::bench::best_seconds_per_call(call);
 }
 
 void BM_Linear(benchmark::State& state, Precision precision) {
@@ -116,26 +106,47 @@ void BM_Linear(benchmark::State& state, Precision precision) {
       return;
     }
     Operator op(raw);
-    timing = time_linear<float>(state, op.get(), rows, out, pool.get(), xnn_setup_convolution2d_nhwc_f32, x);
+    std::vector<float> y(rows * out);
+    const auto setup = [&] {
+      return xnn_setup_convolution2d_nhwc_f32(op.get(), rows, 1, 1, x.data(), y.data(), pool.get()) ==
+             xnn_status_success;
+    };
+    timing.seconds_per_call = time_call(state, [&] {
+      const bool ok = setup() && xnn_run_operator(op.get(), pool.get()) == xnn_status_success;
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+      return ok;
+    });
+    timing.setup_seconds = pmt::bench::best_seconds_per_call(setup);
   } else {
-    std::uniform_int_distribution<int> weight(-127, 127), act(-64, 64), bias(-1000, 1000);
-    std::uniform_real_distribution<float> scale(0.5e-4f, 2e-4f);
-    std::vector<int8_t> w(in * out), x(rows * in + XNN_EXTRA_BYTES);
-    std::vector<int32_t> b(out);
-    std::vector<float> w_scale(out);
+    std::uniform_int_distribution<int> weight(-127, 127), act(-64, 64);
+    std::uniform_real_distribution<float> scale(0.5e-4f, 2e-4f), bias(-0.05f, 0.05f);
+    std::vector<int8_t> w(in * out), x(rows * in + XNN_EXTRA_BYTES), y(rows * out);
+    std::vector<float> b(out), w_scale(out);
     for (int8_t& v : w) v = static_cast<int8_t>(weight(rng));
     for (int8_t& v : x) v = static_cast<int8_t>(act(rng));
-    for (int32_t& v : b) v = bias(rng);
+    for (float& v : b) v = bias(rng);
     for (float& v : w_scale) v = scale(rng);
-    if (xnn_create_convolution2d_nhwc_qc8(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, in, out, in, out,
-                                          /*input_zero_point=*/0, /*input_scale=*/1.f / 16, w_scale.data(),
-                                          w.data(), b.data(), /*output_zero_point=*/0, /*output_scale=*/0.05f,
-                                          -128, 127, 0, &raw) != xnn_status_success) {
-      state.SkipWithError("xnn_create_convolution2d_nhwc_qc8 failed");
+    pmt::TensorView view;
+    view.name = "bench.weight";
+    view.shape = {static_cast<int64_t>(out), static_cast<int64_t>(in)};
+    view.dtype = pmt::DType::I8;
+    view.data = w.data();
+    view.bytes = w.size();
+    view.scales = w_scale.data();
+    view.input_quant = pmt::ActQuant{1.f / 16, 0};
+    view.output_quant = pmt::ActQuant{0.05f, 0};
+    pmt::rt::Linear linear;
+    if (const std::string error = linear.create(view, b.data(), {}); !error.empty()) {
+      state.SkipWithError(error.c_str());
       return;
     }
-    Operator op(raw);
-    timing = time_linear<int8_t>(state, op.get(), rows, out, pool.get(), xnn_setup_convolution2d_nhwc_qc8, x);
+    timing.seconds_per_call = time_call(state, [&] {
+      linear.run_q(rows, x.data(), y.data(), pool.get());
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+      return true;
+    });
   }
 
   if (timing.seconds_per_call <= 0) return;
@@ -145,7 +156,7 @@ void BM_Linear(benchmark::State& state, Precision precision) {
   const double peak = per_core_peak(precision) * threads;
   if (peak > 0) state.counters["pct_peak"] = 100 * ops / timing.seconds_per_call / peak;
   state.counters["x_stream"] = timing.seconds_per_call / pmt::bench::stream_seconds(weight_bytes);
-  state.counters["setup_ns"] = timing.setup_seconds * 1e9;
+  if (precision == Precision::kF32) state.counters["setup_ns"] = timing.setup_seconds * 1e9;
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * weight_bytes));
 }
 

@@ -45,6 +45,10 @@ Linear& Linear::operator=(Linear&& other) noexcept {
     channel_step_ = std::move(other.channel_step_);
     channel_offset_ = std::move(other.channel_offset_);
     relu_ = other.relu_;
+    vnni_weights_ = std::move(other.vnni_weights_);
+    vnni_scale_ = std::move(other.vnni_scale_);
+    vnni_output_ = other.vnni_output_;
+    vnni_output_.scale = vnni_scale_.data();
   }
   return *this;
 }
@@ -52,6 +56,8 @@ Linear& Linear::operator=(Linear&& other) noexcept {
 void Linear::destroy() {
   if (op_ != nullptr) xnn_delete_operator(op_);
   op_ = nullptr;
+  vnni_weights_.clear();
+  vnni_scale_.clear();
 }
 
 std::string Linear::create(const TensorView& weight, const float* bias, const Options& options) {
@@ -111,11 +117,28 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
   } else if (bias != nullptr) {
     for (size_t c = 0; c < out_; ++c) quantize_bias(c, bias[c]);
   }
+  const int8_t output_min = options.relu && !per_channel ? static_cast<int8_t>(output_quant_.zero_point) : int8_t{-128};
+  if (kernels::cpu_has_avx512_vnni() && in_ % 4 == 0) {
+    // XNNPACK's requantization scale, in float and in its order; it refuses scales outside
+    // [2^-32, 256), and so does this path, by leaving such a layer to XNNPACK.
+    vnni_scale_.resize(out_);
+    bool in_range = true;
+    for (size_t c = 0; c < out_; ++c) {
+      vnni_scale_[c] = input_quant_.scale * scales[c] / output_quant_.scale;
+      in_range = in_range && vnni_scale_[c] >= 0x1.0p-32f && vnni_scale_[c] < 256.f;
+    }
+    if (in_range) {
+      vnni_weights_.resize(kernels::gemm_qs8_packed_size(out_, in_));
+      kernels::gemm_qs8_pack(weight.i8(), qbias.data(), out_, in_, input_quant_.zero_point, vnni_weights_.data());
+      vnni_output_ = {vnni_scale_.data(), output_quant_.zero_point, output_min, 127};
+      return std::string();
+    }
+    vnni_scale_.clear();
+  }
   status = xnn_create_convolution2d_nhwc_qc8(
       0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /*groups=*/1, in_, out_, in_, out_,
       static_cast<int8_t>(input_quant_.zero_point), input_quant_.scale, scales.data(), weight.i8(),
-      qbias.data(), static_cast<int8_t>(output_quant_.zero_point), output_quant_.scale,
-      options.relu && !per_channel ? static_cast<int8_t>(output_quant_.zero_point) : int8_t{-128}, int8_t{127}, 0,
+      qbias.data(), static_cast<int8_t>(output_quant_.zero_point), output_quant_.scale, output_min, int8_t{127}, 0,
       &op_);
   return status == xnn_status_success ? std::string() : xnn_error(status, weight);
 }
@@ -143,6 +166,23 @@ void Linear::dequantize_output(size_t rows, const int8_t* yq, float* y) const {
 }
 
 void Linear::run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
+  if (!vnni_weights_.empty()) {
+    struct Job {
+      const Linear* self;
+      const int8_t* x;
+      int8_t* y;
+    } job{this, xq, yq};
+    // Tiles of 8 rows by 64 channels: the threads share the channels of the decoder's few rows.
+    pthreadpool_parallelize_2d_tile_2d(
+        pool,
+        [](void* context, size_t r, size_t c, size_t rows, size_t cols) {
+          const Job& j = *static_cast<const Job*>(context);
+          kernels::gemm_qs8_vnni(j.x, r, rows, c, cols, j.self->out_, j.self->in_, j.self->vnni_weights_.data(),
+                                 j.self->vnni_output_, j.y);
+        },
+        &job, rows, out_, 8, 64, 0);
+    return;
+  }
   check(xnn_setup_convolution2d_nhwc_qc8(op_, 1, 1, rows, xq, yq, pool), "setup int8 linear");
   check(xnn_run_operator(op_, pool), "run int8 linear");
 }

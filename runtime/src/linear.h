@@ -10,6 +10,9 @@
 //   created with weight scales weight_scale[c] / a_c, bias (b_c - m_c) and output scale 1, and
 //   the output is read back as q * a_c + m_c. The step of most channels is then several times
 //   finer than one shared step set by the widest channel.
+//   On CPUs with AVX-512 VNNI the same product runs on kernels/gemm_qs8 instead (XNNPACK's
+//   snapshot has no VNNI kernels there), with the same output bytes; no XNNPACK operator is
+//   created then.
 // Setting up and running the operator allocates nothing.
 #pragma once
 
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm_qs8.h"
 #include "pocketmt/model_file.h"
 
 namespace pmt::rt {
@@ -73,6 +77,10 @@ class Linear {
   // ReLU is then applied in float.
   std::vector<float> channel_step_, channel_offset_;
   bool relu_ = false;
+  // The VNNI path: packed weights (kernels/gemm_qs8.h) and the requantization of the output.
+  std::vector<uint8_t> vnni_weights_;
+  std::vector<float> vnni_scale_;
+  kernels::GemmQs8Output vnni_output_{};
 };
 
 }  // namespace pmt::rt
