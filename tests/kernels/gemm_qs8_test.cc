@@ -90,7 +90,7 @@ TEST_CASE("gemm_qs8_vnni equals the reference on every tile shape") {
     return;
   }
   for (size_t rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 17, 33}) {
-    for (size_t out : {1, 15, 16, 17, 33, 64, 100}) {
+    for (size_t out : {1, 15, 16, 17, 33, 64, 100, 130}) {
       for (size_t in : {4, 60, 64, 68, 256}) {
         CAPTURE(rows);
         CAPTURE(out);
@@ -98,12 +98,12 @@ TEST_CASE("gemm_qs8_vnni equals the reference on every tile shape") {
         const Problem p(rows, out, in, static_cast<uint32_t>(rows * 1000 + out * 10 + in), out % 2 == 1);
         std::vector<uint8_t> packed(gemm_qs8_packed_size(out, in));
         gemm_qs8_pack(p.w.data(), p.bias.data(), out, in, p.x_zero_point, packed.data());
-        // Whole, then in tiles of 8 rows x 32 channels as threads would take them.
+        // Whole, then in tiles of 8 rows x 64 channels as threads take them (Linear::run_q).
         std::vector<int8_t> y(rows * out), tiled(rows * out);
         gemm_qs8_vnni(p.x.data(), 0, rows, 0, out, out, in, packed.data(), p.output(), y.data());
         for (size_t r = 0; r < rows; r += 8)
-          for (size_t c = 0; c < out; c += 32)
-            gemm_qs8_vnni(p.x.data(), r, std::min<size_t>(8, rows - r), c, std::min<size_t>(32, out - c), out, in,
+          for (size_t c = 0; c < out; c += 64)
+            gemm_qs8_vnni(p.x.data(), r, std::min<size_t>(8, rows - r), c, std::min<size_t>(64, out - c), out, in,
                           packed.data(), p.output(), tiled.data());
         const std::vector<int8_t> want = p.reference();
         CHECK(y == want);

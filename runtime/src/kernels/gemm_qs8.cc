@@ -19,9 +19,15 @@
 namespace pmt::kernels {
 namespace {
 
-constexpr size_t kBlock = 16;  // output channels per packed block: one 512-bit vector of int32
+constexpr size_t kBlock = 16;  // output channels of one 512-bit vector of int32
+constexpr size_t kPanel = 64;  // output channels of one packed panel
+constexpr size_t kSumBytes = kPanel * sizeof(int32_t);  // a panel's constants; also one k step's bytes
 
-size_t block_bytes(size_t in) { return in * kBlock + kBlock * sizeof(int32_t); }
+size_t panel_bytes(size_t in) { return kSumBytes + in * kPanel; }
+// Channel c's constants; its weights of k step k4 are at kSumBytes + k4 * kSumBytes from there.
+const uint8_t* channel_base(const uint8_t* packed, size_t in, size_t c) {
+  return packed + c / kPanel * panel_bytes(in) + c % kPanel * sizeof(int32_t);
+}
 
 // Clamp in float, then round to nearest even and add the zero point: the same integers as
 // XNNPACK's order (round, then clamp), since the bounds are integers, and no int32 overflow.
@@ -33,19 +39,19 @@ float requantize_input(int32_t acc, float scale, const GemmQs8Output& output) {
 
 }  // namespace
 
-size_t gemm_qs8_packed_size(size_t out, size_t in) { return (out + kBlock - 1) / kBlock * block_bytes(in); }
+size_t gemm_qs8_packed_size(size_t out, size_t in) { return (out + kPanel - 1) / kPanel * panel_bytes(in); }
 
 void gemm_qs8_pack(const int8_t* w, const int32_t* bias, size_t out, size_t in, int32_t x_zero_point,
                    uint8_t* packed) {
-  for (size_t b = 0; b * kBlock < out; ++b) {
-    uint8_t* block = packed + b * block_bytes(in);
-    int32_t sums[kBlock];
-    for (size_t j = 0; j < kBlock; ++j) {
-      const size_t c = b * kBlock + j;
+  for (size_t p = 0; p * kPanel < out; ++p) {
+    uint8_t* panel = packed + p * panel_bytes(in);
+    int32_t sums[kPanel];
+    for (size_t j = 0; j < kPanel; ++j) {
+      const size_t c = p * kPanel + j;
       int32_t sum = 0;
       for (size_t k = 0; k < in; ++k) {
         const int32_t v = c < out ? w[c * in + k] : 0;
-        block[(k / 4) * 4 * kBlock + j * 4 + k % 4] = static_cast<uint8_t>(v + 128);
+        panel[kSumBytes + k / 4 * kSumBytes + j * 4 + k % 4] = static_cast<uint8_t>(v + 128);
         sum += v;
       }
       // Unsigned wrap-around, as the int32 sums of the GEMM itself.
@@ -53,7 +59,7 @@ void gemm_qs8_pack(const int8_t* w, const int32_t* bias, size_t out, size_t in, 
                                                static_cast<uint32_t>(x_zero_point) * static_cast<uint32_t>(sum))
                         : 0;
     }
-    std::memcpy(block + in * kBlock, sums, sizeof(sums));
+    std::memcpy(panel, sums, sizeof(sums));
   }
 }
 
@@ -86,15 +92,40 @@ bool cpu_has_avx512_vnni() {
 namespace {
 
 #define PMT_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
-#define PMT_VNNI_LAMBDA __attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline))
 
-// MR rows by NB blocks of 16 channels. The weights are vpdpbusd's unsigned operand (w + 128) and
+// acc + the products of u8's unsigned and s8's signed bytes, 4 to each int32 lane. GCC 12 copies
+// every accumulator of the intrinsic's loop to another register and back (and some to the
+// stack) on each k step; the asm keeps each in its register.
+PMT_VNNI inline __attribute__((always_inline)) __m512i dpbusd(__m512i acc, __m512i u8, __m512i s8) {
+#if defined(__clang__)
+  return _mm512_dpbusd_epi32(acc, u8, s8);
+#else
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u8), "v"(s8));
+  return acc;
+#endif
+}
+
+// One k step (4 bytes of each row) into one set of accumulators.
+template <int MR, int NB>
+PMT_VNNI inline __attribute__((always_inline)) void k_step(__m512i (&acc)[MR][NB], const int8_t* x, size_t in,
+                                                           const uint8_t* base, size_t k4) {
+  __m512i wv[NB];
+  for (int b = 0; b < NB; ++b) wv[b] = _mm512_loadu_si512(base + (k4 + 1) * kSumBytes + b * 64);
+  for (int r = 0; r < MR; ++r) {
+    int32_t x4;
+    std::memcpy(&x4, x + r * in + 4 * k4, 4);
+    const __m512i xv = _mm512_set1_epi32(x4);
+    for (int b = 0; b < NB; ++b) acc[r][b] = dpbusd(acc[r][b], wv[b], xv);
+  }
+}
+
+// MR rows by NB blocks of 16 channels of one panel, from channel_base `base`. The weights are vpdpbusd's unsigned operand (w + 128) and
 // x its signed one, broadcast 4 bytes at a time, so acc = sum_k w x + 128 sum_k x: the second term
 // is taken off with the row sums, the zero point's with the packed constants. With few rows (the
 // decoder's) the k steps alternate between KS sets of accumulators, so that enough independent
 // vpdpbusd chains hide its latency; int32 sums, so the split changes no result.
 template <int MR, int NB>
-PMT_VNNI inline void tile(const int8_t* x, size_t in, const uint8_t* packed, size_t stride, const float* scale,
+PMT_VNNI inline void tile(const int8_t* x, size_t in, const uint8_t* base, const float* scale,
                           const GemmQs8Output& output, int8_t* y, size_t ld_y, size_t cols) {
   constexpr int KS = MR * NB >= 8 ? 1 : MR * NB >= 4 ? 2 : 4;
   __m512i acc[KS][MR][NB];
@@ -104,29 +135,19 @@ PMT_VNNI inline void tile(const int8_t* x, size_t in, const uint8_t* packed, siz
     __m512i sum = _mm512_setzero_si512();
     const int8_t* row = x + r * in;
     size_t k = 0;
-    for (; k + 64 <= in; k += 64) sum = _mm512_dpbusd_epi32(sum, ones, _mm512_loadu_si512(row + k));
-    if (k < in) sum = _mm512_dpbusd_epi32(sum, ones, _mm512_maskz_loadu_epi8(~0ull >> (64 - (in - k)), row + k));
+    for (; k + 64 <= in; k += 64) sum = dpbusd(sum, ones, _mm512_loadu_si512(row + k));
+    if (k < in) sum = dpbusd(sum, ones, _mm512_maskz_loadu_epi8(~0ull >> (64 - (in - k)), row + k));
     const __m512i row_term = _mm512_set1_epi32(-128 * _mm512_reduce_add_epi32(sum));
     for (int b = 0; b < NB; ++b) {
-      acc[0][r][b] = _mm512_add_epi32(row_term, _mm512_loadu_si512(packed + b * stride + in * kBlock));
+      acc[0][r][b] = _mm512_add_epi32(row_term, _mm512_loadu_si512(base + b * 64));
       for (int s = 1; s < KS; ++s) acc[s][r][b] = _mm512_setzero_si512();
     }
   }
-  auto step = [&](int s, size_t k4) PMT_VNNI_LAMBDA {
-    __m512i wv[NB];
-    for (int b = 0; b < NB; ++b) wv[b] = _mm512_loadu_si512(packed + b * stride + k4 * 4 * kBlock);
-    for (int r = 0; r < MR; ++r) {
-      int32_t x4;
-      std::memcpy(&x4, x + r * in + 4 * k4, 4);
-      const __m512i xv = _mm512_set1_epi32(x4);
-      for (int b = 0; b < NB; ++b) acc[s][r][b] = _mm512_dpbusd_epi32(acc[s][r][b], wv[b], xv);
-    }
-  };
   const size_t k4s = in / 4;
   size_t k4 = 0;
   for (; k4 + KS <= k4s; k4 += KS)
-    for (int s = 0; s < KS; ++s) step(s, k4 + s);
-  for (; k4 < k4s; ++k4) step(0, k4);
+    for (int s = 0; s < KS; ++s) k_step<MR, NB>(acc[s], x, in, base, k4 + s);
+  for (; k4 < k4s; ++k4) k_step<MR, NB>(acc[0], x, in, base, k4);
   for (int s = 1; s < KS; ++s)
     for (int r = 0; r < MR; ++r)
       for (int b = 0; b < NB; ++b) acc[0][r][b] = _mm512_add_epi32(acc[0][r][b], acc[s][r][b]);
@@ -146,22 +167,21 @@ PMT_VNNI inline void tile(const int8_t* x, size_t in, const uint8_t* packed, siz
   }
 }
 
+// Tiles of 4 blocks (a whole panel, one stream of weights) for 1-2 rows, else of 2; col0 % 64 ==
+// 0, so that no tile crosses a panel.
 template <int MR>
 PMT_VNNI void row_tile(const int8_t* x, size_t in, const uint8_t* packed, size_t col0, size_t cols, size_t out,
                        const GemmQs8Output& output, int8_t* y) {
-  const size_t stride = block_bytes(in);
-  size_t c = 0;
+  size_t c = col0;
+  const size_t end = col0 + cols;
   if constexpr (MR <= 2) {
-    for (; c + 4 * kBlock <= cols; c += 4 * kBlock)
-      tile<MR, 4>(x, in, packed + (col0 + c) / kBlock * stride, stride, output.scale + col0 + c, output,
-                  y + col0 + c, out, 4 * kBlock);
+    for (; c + 4 * kBlock <= end; c += 4 * kBlock)
+      tile<MR, 4>(x, in, channel_base(packed, in, c), output.scale + c, output, y + c, out, 4 * kBlock);
   }
-  for (; c + 2 * kBlock <= cols; c += 2 * kBlock)
-    tile<MR, 2>(x, in, packed + (col0 + c) / kBlock * stride, stride, output.scale + col0 + c, output,
-                y + col0 + c, out, 2 * kBlock);
-  for (; c < cols; c += kBlock)
-    tile<MR, 1>(x, in, packed + (col0 + c) / kBlock * stride, stride, output.scale + col0 + c, output,
-                y + col0 + c, out, std::min(kBlock, cols - c));
+  for (; c + 2 * kBlock <= end; c += 2 * kBlock)
+    tile<MR, 2>(x, in, channel_base(packed, in, c), output.scale + c, output, y + c, out, 2 * kBlock);
+  for (; c < end; c += kBlock)
+    tile<MR, 1>(x, in, channel_base(packed, in, c), output.scale + c, output, y + c, out, std::min(kBlock, end - c));
 }
 
 }  // namespace

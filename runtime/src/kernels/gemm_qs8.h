@@ -18,10 +18,11 @@ struct GemmQs8Output {
   int32_t zero_point, min, max;
 };
 
-// Weights in the order gemm_qs8_vnni reads them. in % 4 == 0. Blocks of 16 output channels
-// (the last padded with zero weights), each [in / 4][16][4] bytes w[c, k] + 128 (vpdpbusd's
-// unsigned operand), followed by the constant part of each block's sums:
-// bias[c] - x_zero_point * sum_k w[c, k] (int32 [16]).
+// Weights in the order gemm_qs8_vnni reads them. in % 4 == 0. Panels of 64 output channels
+// (the last padded with zero weights), each the constant part of its sums, bias[c] -
+// x_zero_point * sum_k w[c, k] (int32 [64]), then [in / 4][64][4] bytes w[c, k] + 128 (vpdpbusd's
+// unsigned operand): one stream from the panel's start, so a decoder step's row, which reads
+// each weight once, finds the next bytes prefetched.
 size_t gemm_qs8_packed_size(size_t out, size_t in);
 // w: [out, in] int8, bias: [out] int32 or nullptr; packed: gemm_qs8_packed_size bytes.
 void gemm_qs8_pack(const int8_t* w, const int32_t* bias, size_t out, size_t in, int32_t x_zero_point,
@@ -33,7 +34,7 @@ void gemm_qs8_pack(const int8_t* w, const int32_t* bias, size_t out, size_t in, 
 bool cpu_has_avx512_vnni();
 
 // y rows [row0, row0 + rows) and channels [col0, col0 + cols) of y = x W^T as above: x [., in]
-// int8 with leading dimension in, y [., out] int8 with leading dimension out. col0 % 16 == 0.
+// int8 with leading dimension in, y [., out] int8 with leading dimension out. col0 % 64 == 0.
 // Only where cpu_has_avx512_vnni(); the tiles of one product can run on different threads.
 void gemm_qs8_vnni(const int8_t* x, size_t row0, size_t rows, size_t col0, size_t cols, size_t out, size_t in,
                    const uint8_t* packed, const GemmQs8Output& output, int8_t* y);
