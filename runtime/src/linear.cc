@@ -56,7 +56,7 @@ Linear& Linear::operator=(Linear&& other) noexcept {
 void Linear::destroy() {
   if (op_ != nullptr) xnn_delete_operator(op_);
   op_ = nullptr;
-  vnni_weights_.clear();
+  vnni_weights_.reset();
   vnni_scale_.clear();
 }
 
@@ -128,8 +128,8 @@ std::string Linear::create(const TensorView& weight, const float* bias, const Op
       in_range = in_range && vnni_scale_[c] >= 0x1.0p-32f && vnni_scale_[c] < 256.f;
     }
     if (in_range) {
-      vnni_weights_.resize(kernels::gemm_qs8_packed_size(out_, in_));
-      kernels::gemm_qs8_pack(weight.i8(), qbias.data(), out_, in_, input_quant_.zero_point, vnni_weights_.data());
+      vnni_weights_ = std::make_unique_for_overwrite<uint8_t[]>(kernels::gemm_qs8_packed_size(out_, in_));
+      kernels::gemm_qs8_pack(weight.i8(), qbias.data(), out_, in_, input_quant_.zero_point, vnni_weights_.get());
       vnni_output_ = {vnni_scale_.data(), output_quant_.zero_point, output_min, 127};
       return std::string();
     }
@@ -166,7 +166,7 @@ void Linear::dequantize_output(size_t rows, const int8_t* yq, float* y) const {
 }
 
 void Linear::run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool) const {
-  if (!vnni_weights_.empty()) {
+  if (vnni_weights_ != nullptr) {
     struct Job {
       const Linear* self;
       const int8_t* x;
@@ -177,7 +177,7 @@ void Linear::run_q(size_t rows, const int8_t* xq, int8_t* yq, pthreadpool_t pool
         pool,
         [](void* context, size_t r, size_t c, size_t rows, size_t cols) {
           const Job& j = *static_cast<const Job*>(context);
-          kernels::gemm_qs8_vnni(j.x, r, rows, c, cols, j.self->out_, j.self->in_, j.self->vnni_weights_.data(),
+          kernels::gemm_qs8_vnni(j.x, r, rows, c, cols, j.self->out_, j.self->in_, j.self->vnni_weights_.get(),
                                  j.self->vnni_output_, j.y);
         },
         &job, rows, out_, 8, 64, 0);

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,7 @@ class Linear {
   std::vector<float> channel_step_, channel_offset_;
   bool relu_ = false;
   // The VNNI path: packed weights (kernels/gemm_qs8.h) and the requantization of the output.
-  std::vector<uint8_t> vnni_weights_;
+  std::unique_ptr<uint8_t[]> vnni_weights_;  // uninitialized until packed: no memset of megabytes
   std::vector<float> vnni_scale_;
   kernels::GemmQs8Output vnni_output_{};
 };

@@ -48,12 +48,17 @@ void gemm_qs8_pack(const int8_t* w, const int32_t* bias, size_t out, size_t in, 
     int32_t sums[kPanel];
     for (size_t j = 0; j < kPanel; ++j) {
       const size_t c = p * kPanel + j;
-      int32_t sum = 0;
-      for (size_t k = 0; k < in; ++k) {
-        const int32_t v = c < out ? w[c * in + k] : 0;
-        panel[kSumBytes + k / 4 * kSumBytes + j * 4 + k % 4] = static_cast<uint8_t>(v + 128);
-        sum += v;
+      const int8_t* row = c < out ? w + c * in : nullptr;
+      // 4 bytes at a time: w + 128 is w with its sign bit flipped.
+      for (size_t k4 = 0; k4 < in / 4; ++k4) {
+        uint32_t v = 0;
+        if (c < out) std::memcpy(&v, row + 4 * k4, 4);
+        v ^= 0x80808080u;
+        std::memcpy(panel + kSumBytes + k4 * kSumBytes + j * 4, &v, 4);
       }
+      int32_t sum = 0;
+      if (c < out)
+        for (size_t k = 0; k < in; ++k) sum += row[k];
       // Unsigned wrap-around, as the int32 sums of the GEMM itself.
       sums[j] = c < out ? static_cast<int32_t>(static_cast<uint32_t>(bias != nullptr ? bias[c] : 0) -
                                                static_cast<uint32_t>(x_zero_point) * static_cast<uint32_t>(sum))
