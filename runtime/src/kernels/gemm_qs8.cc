@@ -24,10 +24,6 @@ constexpr size_t kPanel = 64;  // output channels of one packed panel
 constexpr size_t kSumBytes = kPanel * sizeof(int32_t);  // a panel's constants; also one k step's bytes
 
 size_t panel_bytes(size_t in) { return kSumBytes + in * kPanel; }
-// Channel c's constants; its weights of k step k4 are at kSumBytes + k4 * kSumBytes from there.
-const uint8_t* channel_base(const uint8_t* packed, size_t in, size_t c) {
-  return packed + c / kPanel * panel_bytes(in) + c % kPanel * sizeof(int32_t);
-}
 
 // Clamp in float, then round to nearest even and add the zero point: the same integers as
 // XNNPACK's order (round, then clamp), since the bounds are integers, and no int32 overflow.
@@ -98,6 +94,11 @@ namespace {
 
 #define PMT_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
+// Channel c's constants; its weights of k step k4 are at kSumBytes + k4 * kSumBytes from there.
+const uint8_t* channel_base(const uint8_t* packed, size_t in, size_t c) {
+  return packed + c / kPanel * panel_bytes(in) + c % kPanel * sizeof(int32_t);
+}
+
 // acc + the products of u8's unsigned and s8's signed bytes, 4 to each int32 lane. GCC 12 copies
 // every accumulator of the intrinsic's loop to another register and back (and some to the
 // stack) on each k step; the asm keeps each in its register.
@@ -124,11 +125,12 @@ PMT_VNNI inline __attribute__((always_inline)) void k_step(__m512i (&acc)[MR][NB
   }
 }
 
-// MR rows by NB blocks of 16 channels of one panel, from channel_base `base`. The weights are vpdpbusd's unsigned operand (w + 128) and
-// x its signed one, broadcast 4 bytes at a time, so acc = sum_k w x + 128 sum_k x: the second term
-// is taken off with the row sums, the zero point's with the packed constants. With few rows (the
-// decoder's) the k steps alternate between KS sets of accumulators, so that enough independent
-// vpdpbusd chains hide its latency; int32 sums, so the split changes no result.
+// MR rows by NB blocks of 16 channels of one panel, from channel_base `base`. The weights are
+// vpdpbusd's unsigned operand (w + 128) and x its signed one, broadcast 4 bytes at a time, so
+// acc = sum_k w x + 128 sum_k x: the second term is taken off with the row sums, the zero
+// point's with the packed constants. With few rows (the decoder's) the k steps alternate between
+// KS sets of accumulators, so that enough independent vpdpbusd chains hide its latency; int32
+// sums, so the split changes no result.
 template <int MR, int NB>
 PMT_VNNI inline void tile(const int8_t* x, size_t in, const uint8_t* base, const float* scale,
                           const GemmQs8Output& output, int8_t* y, size_t ld_y, size_t cols) {
