@@ -19,6 +19,7 @@ int cmd_train(int, char**);
 int cmd_average(int, char**);
 int cmd_export(int, char**);
 int cmd_inspect(int, char**);
+int cmd_extract(int, char**);
 }  // namespace pmt::cli
 
 namespace {
@@ -33,6 +34,7 @@ const std::vector<pmt::cli::Command> kCommands = {
     {"average", pmt::cli::cmd_average, "average the parameters of several checkpoints"},
     {"export", pmt::cli::cmd_export, "checkpoint + SentencePiece model -> .pmt model file (fp32 or int8)"},
     {"inspect", pmt::cli::cmd_inspect, "verify a .pmt model file and print its config and tensors"},
+    {"extract", pmt::cli::cmd_extract, "the weights of a .pmt model file as a checkpoint (to train it further)"},
 };
 
 // The command is found by CLI11; everything after its name goes to the command's own parser

@@ -13,27 +13,29 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+CheckpointPart checkpoint_part(const TensorSpec& spec, int64_t D) {
+  for (auto [part, fused, first_row] : {std::tuple{".q_proj.weight", ".in_proj_weight", int64_t{0}},
+                                        std::tuple{".q_proj.bias", ".in_proj_bias", int64_t{0}},
+                                        std::tuple{".kv_proj.weight", ".in_proj_weight", D},
+                                        std::tuple{".kv_proj.bias", ".in_proj_bias", D}}) {
+    if (ends_with(spec.name, part)) {
+      const int64_t row_floats = spec.shape.size() > 1 ? spec.shape[1] : 1;
+      return {spec.name.substr(0, spec.name.size() - std::string_view(part).size()) + fused,
+              static_cast<size_t>(first_row * row_floats), 3 * D};
+    }
+  }
+  return {spec.name, 0, spec.shape.empty() ? 1 : spec.shape[0]};
+}
+
 std::vector<WeightRef> model_weights(const train::Transformer& model) {
   const int64_t D = model.config().d_model;
   std::vector<WeightRef> out;
   for (TensorSpec& spec : model_tensor_specs(model.config())) {
-    // Cross-attention parts: a row range of the fused tensor. Rows are contiguous, so a part is
-    // the fused tensor's data from its first row on.
-    std::string source = spec.name;
-    size_t first_row_offset = 0;
-    for (auto [part, fused, row_floats] : {std::tuple{".q_proj.weight", ".in_proj_weight", size_t{0}},
-                                           std::tuple{".q_proj.bias", ".in_proj_bias", size_t{0}},
-                                           std::tuple{".kv_proj.weight", ".in_proj_weight", static_cast<size_t>(D * D)},
-                                           std::tuple{".kv_proj.bias", ".in_proj_bias", static_cast<size_t>(D)}}) {
-      if (ends_with(spec.name, part)) {
-        source = spec.name.substr(0, spec.name.size() - std::string_view(part).size()) + fused;
-        first_row_offset = row_floats;
-      }
-    }
-    const train::TensorInfo* info = model.find(source);
+    const CheckpointPart part = checkpoint_part(spec, D);
+    const train::TensorInfo* info = model.find(part.name);
     // The trainer builds every tensor the config implies; a miss is a programming error.
-    if (info == nullptr) throw std::logic_error("trainer model has no tensor " + source);
-    out.push_back({std::move(spec), model.params() + info->offset + first_row_offset});
+    if (info == nullptr) throw std::logic_error("trainer model has no tensor " + part.name);
+    out.push_back({std::move(spec), model.params() + info->offset + part.offset});
   }
   return out;
 }

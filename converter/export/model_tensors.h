@@ -13,6 +13,17 @@
 
 namespace pmt::exporter {
 
+// Where a model-file tensor lives in the checkpoint: the checkpoint tensor `name` and the offset
+// (in floats) of the part's first value in it. Cross-attention's q_proj / kv_proj are rows
+// 0..D-1 / D..3D-1 of the fused in_proj, so their checkpoint tensor has 3D rows (`rows`); every
+// other tensor is the whole checkpoint tensor of the same name (offset 0, rows = its own).
+struct CheckpointPart {
+  std::string name;
+  size_t offset = 0;
+  int64_t rows = 0;
+};
+CheckpointPart checkpoint_part(const TensorSpec& spec, int64_t d_model);
+
 // Views of every model-file tensor (model_tensor_specs order) into `model`'s parameters; they
 // stay valid while `model` lives and its parameters are not reallocated.
 std::vector<WeightRef> model_weights(const train::Transformer& model);

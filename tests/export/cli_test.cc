@@ -1,8 +1,9 @@
-// The export and inspect commands reject bad usage and bad files with exit status 2.
+// The export, inspect and extract commands reject bad usage and bad files with exit status 2.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -15,6 +16,7 @@
 namespace pmt::cli {
 int cmd_export(int argc, char** argv);
 int cmd_inspect(int argc, char** argv);
+int cmd_extract(int argc, char** argv);
 }  // namespace pmt::cli
 
 namespace {
@@ -124,4 +126,37 @@ TEST_CASE("export: refuses to replace an --out that is not a regular file") {
   CHECK(run(pmt::cli::cmd_export, plus(output_args, out2)) == 0);
   CHECK(std::filesystem::is_regular_file(out2));
   for (const std::string& p : {checkpoint, fifo, out, out2}) std::remove(p.c_str());
+}
+
+TEST_CASE("extract: a model file back to a checkpoint that training can start from; bad input exits with 2") {
+  using pmt::cli::cmd_extract;
+  CHECK(run(cmd_extract, {"--help"}) == 0);
+  CHECK(run(cmd_extract, {}) == 2);
+  CHECK(run(cmd_extract, {"--out", temp_path("x.safetensors")}) == 2);
+  CHECK(run(cmd_extract, {"/nonexistent.pmt", "--out", temp_path("x.safetensors")}) == 2);
+  CHECK(run(cmd_extract, {PMT_TEST_DATA_DIR "/tiny_reference.safetensors", "--out", temp_path("x.safetensors")}) == 2);
+  CHECK_FALSE(std::filesystem::exists(temp_path("x.safetensors")));
+
+  pmt::ModelConfig config;
+  REQUIRE(pmt::preset_config("tiny", &config));
+  pmt::train::Transformer model(config, pmt::train::BatchLimits{1, 2, 2, 0, 0});
+  model.init(3);
+  const std::string checkpoint = temp_path("e.safetensors"), pmt_file = temp_path("e.pmt"),
+                    back = temp_path("back.safetensors");
+  REQUIRE(pmt::train::write_checkpoint(checkpoint, model, nullptr, {}).empty());
+  REQUIRE(run(pmt::cli::cmd_export, {"--checkpoint", checkpoint, "--spm", PMT_TEST_DATA_DIR "/tiny_spm64.model",
+                                     "--dtype", "f32", "--out", pmt_file}) == 0);
+  REQUIRE(run(cmd_extract, {pmt_file, "--out", back}) == 0);
+  // What --init reads: a checkpoint whose parameters load into the same model, equal to the originals.
+  pmt::StFile file;
+  pmt::ModelConfig back_config;
+  REQUIRE(pmt::train::read_checkpoint(back, &file, &back_config).empty());
+  CHECK(back_config.d_model == config.d_model);
+  pmt::train::Transformer loaded(config, pmt::train::BatchLimits{1, 2, 2, 0, 0});
+  REQUIRE(pmt::train::load_params(file, &loaded).empty());
+  CHECK(std::equal(model.params(), model.params() + model.num_params(), loaded.params()));
+  CHECK(file.metadata.at("extracted_from") == pmt_file);
+  // The target must be a regular file, as for export.
+  CHECK(run(cmd_extract, {pmt_file, "--out", std::filesystem::temp_directory_path().string()}) == 2);
+  for (const std::string& p : {checkpoint, pmt_file, back}) std::remove(p.c_str());
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "export/extract.h"
 #include "export/inspect.h"
 #include "export/shortlist.h"
 #include "pocketmt/pmt_generated.h"
@@ -146,6 +147,49 @@ TEST_CASE("int8 export: weights within half a scale step, everything else exact"
     float max_abs = 0;
     for (int c = 0; c < 32; ++c) max_abs = std::max(max_abs, std::fabs(ref->data[r * 32 + c]));
     CHECK(e->scales[r] == doctest::Approx(max_abs / 127).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("extract gives the checkpoint back: fp32 exactly, int8 within half a scale step") {
+  const pmt::StFile ckpt = reference_checkpoint();
+  for (const pmt::DType dtype : {pmt::DType::F32, pmt::DType::I8}) {
+    CAPTURE(static_cast<int>(dtype));
+    const pmt::train::ParallelData calib = calibration_pairs();
+    pmt::exporter::ExportOptions options;
+    options.dtype = dtype;
+    options.calib_sentences = 4;
+    std::vector<uint8_t> bytes;
+    const std::string error = pmt::exporter::export_model(ckpt, "spm", &calib, options, {}, &bytes);
+    REQUIRE_MESSAGE(error.empty(), error);
+    const Loaded l = load(bytes);
+    const pmt::StFile back = pmt::exporter::extract_checkpoint(*l.file);
+    pmt::ModelConfig config, expected_config;
+    REQUIRE(pmt::config_from_metadata(back.metadata, &config).empty());
+    REQUIRE(pmt::config_from_metadata(ckpt.metadata, &expected_config).empty());
+    expected_config.dropout = expected_config.label_smoothing = 0;  // training-only, not in the file
+    CHECK(config == expected_config);
+    // The same tensors as the checkpoint, with the same shapes (in_proj fused again).
+    REQUIRE(back.tensors.size() == ckpt.tensors.size());
+    for (const pmt::StTensor& t : ckpt.tensors) {
+      const pmt::StTensor* b = back.find(t.name);
+      REQUIRE_MESSAGE(b != nullptr, t.name);
+      REQUIRE(b->shape == t.shape);
+      const bool quantized = dtype == pmt::DType::I8 && t.shape.size() == 2;
+      if (!quantized) {
+        CHECK_MESSAGE(std::memcmp(b->data.data(), t.data.data(), t.data.size() * 4) == 0, t.name);
+        continue;
+      }
+      // Half a step of the row's scale, max |w| / 127, read from the checkpoint itself.
+      const size_t cols = static_cast<size_t>(t.shape[1]);
+      for (size_t r = 0; r < static_cast<size_t>(t.shape[0]); ++r) {
+        float max_abs = 0;
+        for (size_t c = 0; c < cols; ++c) max_abs = std::max(max_abs, std::fabs(t.data[r * cols + c]));
+        for (size_t c = 0; c < cols; ++c) {
+          const float err = std::fabs(b->data[r * cols + c] - t.data[r * cols + c]);
+          if (err > max_abs / 127 * 0.5f * (1 + 1e-4f)) FAIL(t.name << " row " << r << " off by " << err);
+        }
+      }
+    }
   }
 }
 
