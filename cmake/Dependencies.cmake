@@ -16,7 +16,8 @@ find_program(FLATC_EXECUTABLE flatc REQUIRED)
 # zlib (zlib1g-dev): the model file stores the SentencePiece model deflated.
 find_package(ZLIB REQUIRED)
 
-# SentencePiece (libsentencepiece-dev): encode/decode in the runtime, the trainer in the converter.
+# SentencePiece (libsentencepiece-dev): vocabulary training and encoding in the converter, and the
+# reference of the runtime's own tokenizer in tests/tokenizer.
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 find_library(SENTENCEPIECE_TRAIN_LIBRARY sentencepiece_train REQUIRED)
 

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-targets=(${FUZZ_TARGETS:-model_file translate text c_api safetensors corpus})
+targets=(${FUZZ_TARGETS:-model_file translate text c_api safetensors corpus tokenizer})
 jobs=$(nproc)
 
 scripts/install-deps.sh

@@ -12,4 +12,8 @@ namespace pmt::rt {
 // false with *error_offset (if not null) set to the byte offset of the first bad sequence.
 bool valid_utf8(std::string_view text, size_t* error_offset = nullptr);
 
+// The length in bytes of the well-formed character that starts `text` (1 to 4), or 0 when it
+// is malformed or `text` is empty. SentencePiece accepts exactly these characters too.
+size_t utf8_char_length(std::string_view text);
+
 }  // namespace pmt::rt
