@@ -13,9 +13,10 @@ namespace {
 constexpr char kUsage[] =
     "Writes the weights of a model file as a checkpoint (the trainer's tensor names, the file's\n"
     "config), so that a model can be trained further with `pmt-convert train --init OUT --preset\n"
-    "NAME` when its checkpoint is lost. fp32 files give their weights back bit for bit; int8 files\n"
-    "dequantized (each weight within half its row's scale step of the exported value). Exit\n"
-    "status 2 when the model file is not valid or OUT cannot be written.";
+    "NAME --dropout 0.1 --label-smoothing 0.1` when its checkpoint is lost (model files hold no\n"
+    "training-only fields: the checkpoint has them at 0). fp32 files give their weights back bit\n"
+    "for bit; int8 files dequantized (each weight within half its row's scale step of the\n"
+    "exported value). Exit status 2 when the model file is not valid or OUT cannot be written.";
 
 }  // namespace
 
