@@ -2,8 +2,8 @@
 // counting versions and hands XNNPACK a counting allocator (xnn_initialize keeps the first
 // allocator it is given, so it is installed before any model loads), then translates many
 // batches of token ids of different lengths, batch sizes and beam sizes and expects no
-// allocation at all. The string path may allocate only inside SentencePiece: its count must
-// equal that of SentencePiece's own encode/decode of the same sentences.
+// allocation at all. The string path may allocate only inside the tokenizer: its count must
+// equal that of the tokenizer's own encode/decode of the same sentences.
 #include <xnnpack.h>
 
 #include <atomic>
@@ -179,7 +179,7 @@ TEST_CASE("translating token ids allocates nothing after load (int8, 2 threads)"
   check_zero_allocations(DType::I8, 2, 4);
 }
 
-TEST_CASE("the string path allocates only inside SentencePiece") {
+TEST_CASE("the string path allocates only inside the tokenizer") {
   auto model = make_model(tiny_config(), 1);
   model->init(3);
   const ModelBytes bytes = export_model(*model, DType::F32);
@@ -189,7 +189,7 @@ TEST_CASE("the string path allocates only inside SentencePiece") {
   const auto [in_translate, xnn] = allocations_during([&] { REQUIRE(t->translate(lines).ok()); });
   CHECK(xnn == 0);
 
-  // The same SentencePiece work alone: encode each line, decode each translation, into buffers
+  // The same tokenizer work alone: encode each line, decode each translation, into buffers
   // that already have room (as the Translator's own, sized at load, have).
   std::vector<std::vector<int>> outputs;
   for (const Translation& r : t->results()) outputs.emplace_back(r.tokens.begin(), r.tokens.end());
@@ -200,15 +200,15 @@ TEST_CASE("the string path allocates only inside SentencePiece") {
   std::vector<std::string> texts(lines.size());
   std::string error;
   for (size_t i = 0; i < lines.size(); ++i) REQUIRE(tokenizer.decode(outputs[i], &texts[i], &error));  // warm-up
-  const auto [in_sentencepiece, unused] = allocations_during([&] {
+  const auto [in_tokenizer, unused] = allocations_during([&] {
     for (size_t i = 0; i < lines.size(); ++i) {
       tokenizer.encode(lines[i], &ids, &error);
       tokenizer.decode(outputs[i], &texts[i], &error);
     }
   });
-  MESSAGE("string path: " << in_translate << " allocations for " << lines.size() << " sentences; SentencePiece's encode+decode alone: "
-                          << in_sentencepiece);
-  CHECK(in_translate == in_sentencepiece);
+  MESSAGE("string path: " << in_translate << " allocations for " << lines.size() << " sentences; the tokenizer's encode+decode alone: "
+                          << in_tokenizer);
+  CHECK(in_translate == in_tokenizer);
 }
 
 }  // namespace
