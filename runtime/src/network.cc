@@ -71,10 +71,14 @@ std::string Network::plan(const ModelFile& file, const NetworkLimits& limits, co
   // enough to find the candidates but too coarse to rank close ones. So the best candidates of
   // each row are recomputed exactly (float activations against the int8 rows). Beam search
   // looks at 2 * beam candidates per hypothesis: twice that, and at least 32.
-  refine_count_ = embed_->dtype == DType::I8
+  // A model with a shortlist scores every logit from the embedding table it holds anyway (its
+  // candidates, or all of them when a call turns the shortlist off): a packed output layer
+  // would hold the 2 MB table a second time for a path that is not the default.
+  const bool output_layer = shortlist_ == nullptr;
+  refine_count_ = output_layer && embed_->dtype == DType::I8
                       ? std::min<size_t>(config_.vocab_size, std::max<size_t>(32, 4 * limits.max_beam))
                       : 0;
-  jobs_.push_back([this] { return create_linear("embed.weight", "", {}, &output_); });
+  if (output_layer) jobs_.push_back([this] { return create_linear("embed.weight", "", {}, &output_); });
 
   std::string e;
   encoder_.resize(config_.n_enc_layers);
@@ -254,10 +258,16 @@ void Network::residual(const Norm& norm, size_t rows, F&& f) {
   }
 }
 
-void Network::select_columns(std::span<const std::span<const int32_t>> sources) {
+void Network::select_columns(std::span<const std::span<const int32_t>> sources, bool shortlist) {
   const size_t V = config_.vocab_size;
   for (size_t b = 0; b < sources.size(); ++b) {
     int32_t* ids = cand_ids_ + b * V;
+    cand_begin_[b] = static_cast<int32_t>(b * V);
+    if (!shortlist) {
+      for (size_t t = 0; t < V; ++t) ids[t] = static_cast<int32_t>(t);
+      cand_count_[b] = static_cast<int32_t>(V);
+      continue;
+    }
     size_t n = 0;
     auto add = [&](int32_t token) {
       if (seen_[token]) return;
@@ -272,7 +282,6 @@ void Network::select_columns(std::span<const std::span<const int32_t>> sources) 
     }
     std::sort(ids, ids + n);
     for (size_t c = 0; c < n; ++c) seen_[ids[c]] = false;
-    cand_begin_[b] = static_cast<int32_t>(b * V);
     cand_count_[b] = static_cast<int32_t>(n);
   }
 }
@@ -286,8 +295,8 @@ int32_t Network::token_column(size_t b, int32_t token) const {
 }
 
 void Network::encode(std::span<const std::span<const int32_t>> sources, bool shortlist) {
-  use_columns_ = shortlist && shortlist_ != nullptr;
-  if (use_columns_) select_columns(sources);
+  use_columns_ = shortlist_ != nullptr;
+  if (use_columns_) select_columns(sources, shortlist);
   // The sentences go through the encoder in groups of at most encoder_rows_ rows, each group's
   // keys and values landing at its sentences' place in the cross-attention caches.
   const size_t count = sources.size();

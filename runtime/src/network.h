@@ -61,7 +61,9 @@ class Network {
   // Encodes sources[b] (ids with the final EOS, 1 <= size <= max_src_len, count <= max_batch)
   // and stores their cross-attention keys/values; sentence b is then addressed as b. With
   // `shortlist` and a file that has one, the decoder's logits cover each sentence's candidate
-  // tokens only (see columns()).
+  // tokens only (see columns()). A file with a shortlist has no packed output layer: without
+  // `shortlist` its logits are every token's, computed from the embedding rows one by one
+  // (exact, slower than the int8 GEMM of a file without a shortlist).
   void encode(std::span<const std::span<const int32_t>> sources, bool shortlist);
   // One decoder step at position `pos` for `rows` hypotheses (rows <= slots()): row r feeds
   // tokens[r], appends to and attends over the self-attention cache of slot slots[r]
@@ -132,8 +134,9 @@ class Network {
   // Encodes sentences [first, last) of `sources`, whose rows (src_offset_, src_len_) fit in
   // encoder_rows_.
   void encode_group(std::span<const std::span<const int32_t>> sources, size_t first, size_t last);
-  // Fills cand_* with the candidates of each of `sources`.
-  void select_columns(std::span<const std::span<const int32_t>> sources);
+  // Fills cand_* with the candidates of each of `sources`, or with every token when not
+  // `shortlist`.
+  void select_columns(std::span<const std::span<const int32_t>> sources, bool shortlist);
 
   const ModelFile* file_ = nullptr;
   bool release_weights_ = false;
@@ -143,7 +146,7 @@ class Network {
   const TensorView* embed_ = nullptr;
   const void* embed_rows_ = nullptr;       // the table, copied into the arena by bind()
   const float* embed_scales_ = nullptr;    // I8: its row scales, likewise
-  Linear output_;  // logits = h E^T
+  Linear output_;  // logits = h E^T; only for a file without a shortlist
   std::vector<EncoderLayer> encoder_;
   std::vector<DecoderLayer> decoder_;
   Norm encoder_norm_, decoder_norm_;  // pre-LN only

@@ -11,8 +11,10 @@
 namespace pmt::test {
 namespace {
 
-// src_lens: the four sources' lengths without EOS.
-void check_teacher_forced_logits(bool pre_ln, const std::array<size_t, 4>& src_lens = {5, 17, 1, 30}) {
+// src_lens: the four sources' lengths without EOS. With `shortlist` the file carries one, so it
+// has no packed output layer and scores every token from its embedding rows.
+void check_teacher_forced_logits(bool pre_ln, const std::array<size_t, 4>& src_lens = {5, 17, 1, 30},
+                                 const exporter::Shortlist* shortlist = nullptr) {
   const ModelConfig c = tiny_config(pre_ln);
   const size_t V = c.vocab_size;
   auto model = make_model(c, 4);
@@ -26,9 +28,10 @@ void check_teacher_forced_logits(bool pre_ln, const std::array<size_t, 4>& src_l
   int32_t T = 0;
   const std::vector<float> expected = trainer_logits(model.get(), pairs, &T);
 
-  const ModelBytes bytes = export_model(*model, DType::F32);
+  const ModelBytes bytes = export_model(*model, DType::F32, 1.1, {}, shortlist);
   auto translator = load(bytes, {.max_batch = 4, .max_src_len = 64, .max_tgt_len = 64});
   REQUIRE(translator->config().pre_ln == pre_ln);
+  REQUIRE(translator->has_shortlist() == (shortlist != nullptr));
   std::vector<std::vector<int32_t>> src, tgt;
   for (const Pair& p : pairs) {
     src.push_back(p.src);
@@ -75,6 +78,13 @@ TEST_CASE("fp32 runtime logits equal the trainer's forward at every teacher-forc
 
 TEST_CASE("fp32 runtime logits equal the trainer's forward at every teacher-forced step (pre-LN)") {
   check_teacher_forced_logits(true);
+}
+
+TEST_CASE("fp32 runtime logits of a file with a shortlist, every token scored, equal the trainer's forward") {
+  exporter::Shortlist list;
+  list.frequent = {5, 9};
+  list.offsets.assign(65, 0);  // the tiny preset's 64 pieces, no per-piece lists
+  check_teacher_forced_logits(false, {5, 17, 1, 30}, &list);
 }
 
 TEST_CASE("fp32 runtime logits equal the trainer's forward when the batch takes several encoder passes") {

@@ -64,7 +64,9 @@ typedef struct pmt_translate_options {
   int32_t max_len_extra; /* 0..65536 (default 10) */
   int32_t no_repeat_ngram; /* n > 0: no output n-gram twice (digit n-grams exempt); 0 = off */
   int32_t shortlist;       /* 1 (default): score only the vocabulary shortlist's candidates when the
-                              model file has one; 0: every token */
+                              model file has one; 0: every token (from the embedding rows one by
+                              one, about 3x slower per step, since such a file holds no packed
+                              output layer) */
   int32_t copy_numbers;    /* 1 (default): the output's numbers are exactly the source's (each as
                               often, separators where the source has them); 0: the model's */
 } pmt_translate_options;

@@ -106,7 +106,9 @@ struct TranslateOptions {
   int32_t no_repeat_ngram = 0;
   // Vocabulary shortlist: when the model file has one (has_shortlist()), the output layer
   // scores only the batch's candidate tokens (the file's frequent pieces, EOS, the source pieces
-  // and their lists) instead of the whole vocabulary. False: every token, as without one.
+  // and their lists) instead of the whole vocabulary. False: every token, as without one; such a
+  // file holds the embedding once (no packed output layer), so every token's logit is then
+  // computed from its rows one by one, about 3x slower per decoder step.
   bool shortlist = true;
   // Numbers copied through: every run of digits the output writes is a copy of a run of digits
   // of the source, each source run is written as often as it occurs there, and a translation
