@@ -31,7 +31,7 @@ class OutOfMemoryError(Error, MemoryError):
     """The arena or XNNPACK's weights could not be allocated."""
 
 class BackendError(Error, RuntimeError):
-    """XNNPACK or SentencePiece failed (e.g. an unsupported CPU)."""
+    """XNNPACK failed (e.g. an unsupported CPU)."""
 
 class Translator:
     """A loaded model; see pocketmt.Translator."""

@@ -457,7 +457,7 @@ PYBIND11_MODULE(_native, m) {
                           py::make_tuple(e, py::handle(PyExc_MemoryError)),
                           "The arena or XNNPACK's weights could not be allocated.");
   g_errors[7] = add_error(m, "BackendError", pmt::ErrorCode::kBackend, py::make_tuple(e, py::handle(PyExc_RuntimeError)),
-                          "XNNPACK or SentencePiece failed (e.g. an unsupported CPU).");
+                          "XNNPACK failed (e.g. an unsupported CPU).");
 
   py::class_<PyTranslator>(m, "Translator", "A loaded model; see pocketmt.Translator.")
       .def(py::init<const std::string&, int32_t, int32_t, int32_t, int32_t, int32_t>(), py::arg("path"),

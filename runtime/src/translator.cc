@@ -25,12 +25,11 @@
 
 namespace pmt {
 
-static_assert(std::is_same_v<int, int32_t>, "SentencePiece's int ids are used as int32_t in place");
+static_assert(std::is_same_v<int, int32_t>, "the tokenizer's int ids are used as int32_t in place");
 
 namespace {
 
-// Threads a load uses at most, where the CPUs are there: beyond 4 the SentencePiece parse on
-// one of them is the longest job anyway.
+// Threads a load uses at most, where the CPUs are there (the packing is a few dozen jobs).
 constexpr size_t kLoadThreads = 4;
 
 // Output tokens allowed beyond the longest source when the load sets no max_tgt_len.
@@ -281,8 +280,8 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   impl->limits = limits;
   impl->file = std::move(file);
   const ModelFile& f = *impl->file;
-  // SentencePiece's parse (protobuf, piece table, tries) and XNNPACK's weight packing are most
-  // of a load and share nothing; the packing is itself independent jobs (Network::plan). With
+  // The tokenizer's parse (piece table, character map) and the weight packing share nothing;
+  // the packing is itself independent jobs (Network::plan). With
   // more CPUs, helper threads take them: the first parses the tokenizer, then every thread packs
   // until no operator is left (sequential where no thread can be started).
   const rt::NetworkLimits net_limits{limits.max_batch, limits.max_src_len, limits.max_tgt_len, limits.max_beam};
@@ -318,7 +317,7 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
   times.operators_ms = *std::max_element(packed_at.begin(), packed_at.end()) - operators_start;
   if (network_error.empty()) network_error = impl->network.creation_error();
   if (!tokenizer_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", tokenizer_error.c_str());
-  impl->file->release_tokenizer();  // SentencePiece holds its own parsed copy now
+  impl->file->release_tokenizer();  // the tokenizer holds its own copies now
   if (!network_error.empty()) return Status::error(ErrorCode::kBadModel, "%s", network_error.c_str());
   // Only now: new workers spin waiting for work, which would take a CPU from the load's helpers
   // (20 ms of CPU per load on 2 CPUs with threads = 2).

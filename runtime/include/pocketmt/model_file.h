@@ -117,7 +117,7 @@ class ModelFile {
   // Architecture and special ids. Training-only fields (dropout, label_smoothing) are 0.
   const ModelConfig& config() const { return config_; }
   uint32_t format_version() const { return format_version_; }
-  // The serialized SentencePiece ModelProto (for SentencePieceProcessor::LoadFromSerializedProto),
+  // The serialized SentencePiece ModelProto (what the runtime's tokenizer reads),
   // decoded: a view of the file for Raw, of the copy inflated at open for Zlib. Empty after
   // release_tokenizer().
   std::string_view tokenizer() const { return tokenizer_; }

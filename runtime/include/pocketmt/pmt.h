@@ -35,7 +35,7 @@ typedef enum pmt_status {
   PMT_LIMIT_EXCEEDED = 4,   /* input beyond a limit fixed at load (batch size, sentence length) */
   PMT_INVALID_UTF8 = 5,     /* a sentence is not valid UTF-8 */
   PMT_OUT_OF_MEMORY = 6,
-  PMT_BACKEND = 7           /* XNNPACK or SentencePiece failed */
+  PMT_BACKEND = 7           /* XNNPACK failed */
 } pmt_status;
 
 typedef struct pmt_translator pmt_translator;

@@ -11,7 +11,7 @@
 //
 // Memory: `load` makes every allocation (the model mapping, XNNPACK's packed weights, one arena
 // sized from LoadOptions, the tokenizer). `translate_ids` and `score_ids` then allocate nothing
-// at all; `translate` allocates only inside SentencePiece's encode and decode. Inputs beyond the
+// at all; `translate` allocates only inside the tokenizer's encode and decode. Inputs beyond the
 // limits fixed at load are rejected with ErrorCode::kLimitExceeded, never truncated silently.
 //
 // Threads: one Translator serves one call at a time (calls from several threads must be
@@ -44,7 +44,7 @@ enum class ErrorCode : int32_t {
   kLimitExceeded = 4,    // input beyond a limit fixed at load (batch size, sentence length)
   kInvalidUtf8 = 5,      // a sentence is not valid UTF-8
   kOutOfMemory = 6,      // the arena or XNNPACK's weights could not be allocated
-  kBackend = 7,          // XNNPACK or SentencePiece failed (e.g. unsupported CPU)
+  kBackend = 7,          // XNNPACK failed (e.g. unsupported CPU)
 };
 // "ok", "invalid argument", ... (static strings).
 const char* error_code_name(ErrorCode code);
