@@ -67,6 +67,16 @@ std::vector<std::string> written_inputs() {
           "\xEF\xBF\xBD replacement", std::string("nul\0inside", 10), "\xE2\x96\x81" "word mark", "trailing\xE2\x96\x81"};
 }
 
+// The reference and the runtime's tokenizer, both loaded from one serialized model.
+struct Both {
+  sentencepiece::SentencePieceProcessor sp;
+  pmt::rt::Tokenizer tok;
+  explicit Both(const Vocab& v) {
+    REQUIRE(sp.LoadFromSerializedProto(v.serialized).ok());
+    REQUIRE(tok.load(v.serialized, v.config) == "");
+  }
+};
+
 // Random text over an alphabet that mixes the above, with a fixed seed.
 std::vector<std::string> random_inputs(int count) {
   const std::vector<std::string> alphabet = {
@@ -95,10 +105,8 @@ TEST_CASE("encode gives libsentencepiece's ids on every input") {
   for (std::string& s : random_inputs(3000)) inputs.push_back(std::move(s));
   for (const Vocab& v : vocabularies()) {
     CAPTURE(v.name);
-    sentencepiece::SentencePieceProcessor sp;
-    REQUIRE(sp.LoadFromSerializedProto(v.serialized).ok());
-    pmt::rt::Tokenizer tok;
-    REQUIRE(tok.load(v.serialized, v.config) == "");
+    Both both(v);
+    auto& [sp, tok] = both;
     int mismatches = 0;
     for (const std::string& text : inputs) {
       std::vector<int> expected, got;
@@ -115,10 +123,8 @@ TEST_CASE("decode gives libsentencepiece's text for real and random id sequences
   std::mt19937 rng(11);
   for (const Vocab& v : vocabularies()) {
     CAPTURE(v.name);
-    sentencepiece::SentencePieceProcessor sp;
-    REQUIRE(sp.LoadFromSerializedProto(v.serialized).ok());
-    pmt::rt::Tokenizer tok;
-    REQUIRE(tok.load(v.serialized, v.config) == "");
+    Both both(v);
+    auto& [sp, tok] = both;
     std::vector<std::vector<int>> sequences;
     for (const std::string& text : written_inputs()) {
       std::vector<int> ids;
