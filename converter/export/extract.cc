@@ -4,6 +4,7 @@
 #include <map>
 
 #include "export/model_tensors.h"
+#include "kernels/quantize.h"
 
 namespace pmt::exporter {
 
@@ -30,7 +31,7 @@ StFile extract_checkpoint(const ModelFile& file) {
     } else {
       const int64_t cols = n / view.shape[0];
       for (int64_t r = 0; r < view.shape[0]; ++r)
-        for (int64_t c = 0; c < cols; ++c) dst[r * cols + c] = view.scales[r] * view.i8()[r * cols + c];
+        kernels::dequantize_row_qc8(view.i8() + r * cols, view.scales[r], dst + r * cols, static_cast<size_t>(cols));
     }
   }
   return out;

@@ -121,22 +121,15 @@ std::string parse_trainer_spec(std::string_view bytes, SpmModel* m) {
   return r.error();
 }
 
-std::string parse_normalizer_spec(std::string_view bytes, SpmModel* m, bool denormalizer) {
+std::string parse_normalizer_spec(std::string_view bytes, SpmModel::Normalizer* n) {
   WireReader r(bytes);
   while (r.next()) {
     std::string err;
     switch (r.field()) {
-      case 2:
-        err = expect(r, 2, "precompiled_charsmap");
-        if (denormalizer) m->denormalizer = !r.bytes().empty();
-        else m->charsmap = r.bytes();
-        break;
-      case 3: err = expect(r, 0, "add_dummy_prefix"); if (!denormalizer) m->add_dummy_prefix = r.value() != 0; break;
-      case 4:
-        err = expect(r, 0, "remove_extra_whitespaces");
-        if (!denormalizer) m->remove_extra_whitespaces = r.value() != 0;
-        break;
-      case 5: err = expect(r, 0, "escape_whitespaces"); if (!denormalizer) m->escape_whitespaces = r.value() != 0; break;
+      case 2: err = expect(r, 2, "precompiled_charsmap"); n->charsmap = r.bytes(); break;
+      case 3: err = expect(r, 0, "add_dummy_prefix"); n->add_dummy_prefix = r.value() != 0; break;
+      case 4: err = expect(r, 0, "remove_extra_whitespaces"); n->remove_extra_whitespaces = r.value() != 0; break;
+      case 5: err = expect(r, 0, "escape_whitespaces"); n->escape_whitespaces = r.value() != 0; break;
       default: break;
     }
     if (!err.empty()) return err;
@@ -151,13 +144,19 @@ std::string parse_spm_model(std::string_view serialized, SpmModel* out) {
   WireReader r(serialized);
   while (r.next()) {
     std::string err;
-    if (r.field() >= 1 && r.field() <= 5 && r.field() != 4 && r.wire() != 2)
-      return "field " + std::to_string(r.field()) + " is not a message";
+    SpmModel::Normalizer denormalizer;
     switch (r.field()) {
-      case 1: err = parse_piece(r.bytes(), &m); break;
-      case 2: err = parse_trainer_spec(r.bytes(), &m); break;
-      case 3: err = parse_normalizer_spec(r.bytes(), &m, false); break;
-      case 5: err = parse_normalizer_spec(r.bytes(), &m, true); break;
+      case 1: err = expect(r, 2, "pieces"); if (err.empty()) err = parse_piece(r.bytes(), &m); break;
+      case 2: err = expect(r, 2, "trainer_spec"); if (err.empty()) err = parse_trainer_spec(r.bytes(), &m); break;
+      case 3:
+        err = expect(r, 2, "normalizer_spec");
+        if (err.empty()) err = parse_normalizer_spec(r.bytes(), &m.normalizer);
+        break;
+      case 5:
+        err = expect(r, 2, "denormalizer_spec");
+        if (err.empty()) err = parse_normalizer_spec(r.bytes(), &denormalizer);
+        m.denormalizer = !denormalizer.charsmap.empty();
+        break;
       default: break;
     }
     if (!err.empty()) return err;

@@ -14,6 +14,9 @@
 
 namespace pmt::rt {
 
+inline constexpr std::string_view kWordMark = "\xE2\x96\x81";         // U+2581, SentencePiece's space
+inline constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD, for malformed bytes
+
 // SentencePiece's piece types (ModelProto.SentencePiece.Type).
 enum class PieceType : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
 
@@ -25,8 +28,11 @@ struct SpmModel {
   bool whitespace_as_suffix = false;
   bool byte_fallback = false;
   std::string_view unk_surface = " \xE2\x81\x87 ";  // what decoding writes for <unk>
-  std::string_view charsmap;                      // normalizer_spec.precompiled_charsmap, may be empty
-  bool add_dummy_prefix = true, remove_extra_whitespaces = true, escape_whitespaces = true;
+  struct Normalizer {
+    std::string_view charsmap;  // precompiled_charsmap, may be empty
+    bool add_dummy_prefix = true, remove_extra_whitespaces = true, escape_whitespaces = true;
+  };
+  Normalizer normalizer;
   bool denormalizer = false;  // a denormalizer_spec with a charsmap (not supported)
 };
 

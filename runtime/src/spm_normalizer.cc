@@ -1,12 +1,11 @@
 #include "spm_normalizer.h"
 
+#include <cstring>
+
 #include "utf8.h"
 
 namespace pmt::rt {
 namespace {
-
-constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // U+2581
-constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD
 
 // A Darts-clone unit: a label (the byte that leads here, with bit 31 set on leaves), a leaf flag,
 // an offset to the children, or for a leaf its value.
@@ -18,26 +17,23 @@ uint32_t offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
 }  // namespace
 
 std::string SpmNormalizer::load(const SpmModel& model) {
-  add_dummy_prefix_ = model.add_dummy_prefix && !model.whitespace_as_suffix;
-  remove_extra_whitespaces_ = model.remove_extra_whitespaces;
-  escape_whitespaces_ = model.escape_whitespaces;
+  const SpmModel::Normalizer& spec = model.normalizer;
+  add_dummy_prefix_ = spec.add_dummy_prefix && !model.whitespace_as_suffix;
+  remove_extra_whitespaces_ = spec.remove_extra_whitespaces;
+  escape_whitespaces_ = spec.escape_whitespaces;
   units_.clear();
   replacements_.clear();
-  const std::string_view blob = model.charsmap;
+  const std::string_view blob = spec.charsmap;
   if (blob.empty()) return {};  // the identity: every character as it is
-  // Layout: u32 little-endian trie size in bytes, the trie's units, the replacement strings.
+  // Layout: u32 trie size in bytes, the trie's u32 units, the replacement strings; little-endian,
+  // read as is (the runtime's model data is little-endian, model_file.cc).
+  uint32_t trie_bytes = 0;
   if (blob.size() < 4) return "the tokenizer's character map is truncated";
-  const uint32_t trie_bytes = static_cast<uint32_t>(static_cast<uint8_t>(blob[0])) |
-                              static_cast<uint32_t>(static_cast<uint8_t>(blob[1])) << 8 |
-                              static_cast<uint32_t>(static_cast<uint8_t>(blob[2])) << 16 |
-                              static_cast<uint32_t>(static_cast<uint8_t>(blob[3])) << 24;
+  std::memcpy(&trie_bytes, blob.data(), 4);
   if (trie_bytes % 4 != 0 || trie_bytes == 0 || trie_bytes > blob.size() - 4)
     return "the tokenizer's character map has a bad trie size";
   units_.resize(trie_bytes / 4);
-  for (size_t i = 0; i < units_.size(); ++i) {
-    const auto* p = reinterpret_cast<const uint8_t*>(blob.data()) + 4 + 4 * i;
-    units_[i] = p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24;
-  }
+  std::memcpy(units_.data(), blob.data() + 4, trie_bytes);
   replacements_.assign(blob.substr(4 + trie_bytes));
   replacements_ += '\0';  // a last string without its NUL still ends
   return {};
@@ -83,7 +79,7 @@ void SpmNormalizer::normalize(std::string_view input, std::string* out) const {
     }
   }
   if (input.empty()) return;
-  const std::string_view space = escape_whitespaces_ ? kSpaceSymbol : " ";
+  const std::string_view space = escape_whitespaces_ ? kWordMark : " ";
   if (add_dummy_prefix_) out->append(space);
   bool prev_space = remove_extra_whitespaces_;
   while (!input.empty()) {

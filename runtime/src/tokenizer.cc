@@ -8,8 +8,6 @@
 namespace pmt::rt {
 namespace {
 
-constexpr std::string_view kWordMark = "\xE2\x96\x81";  // U+2581, SentencePiece's space
-constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
 constexpr float kUnknownPenalty = 10.f;  // an unknown character scores the lowest piece's score minus this
 
 // Appends `piece` with every word mark written as a space.
@@ -92,8 +90,8 @@ std::string Tokenizer::load(std::string_view serialized, const ModelConfig& conf
   unk_id_ = config.unk_id;
   unk_score_ = min_score - kUnknownPenalty;
   unk_surface_.assign(m.unk_surface);
-  strip_leading_space_ = m.add_dummy_prefix || m.remove_extra_whitespaces;
-  remove_extra_whitespaces_ = m.remove_extra_whitespaces;
+  strip_leading_space_ = m.normalizer.add_dummy_prefix || m.normalizer.remove_extra_whitespaces;
+  remove_extra_whitespaces_ = m.normalizer.remove_extra_whitespaces;
   matchable_.clear();
   for (int32_t id = 0; id < vocab; ++id)
     if (types_[id] == PieceType::kNormal || types_[id] == PieceType::kUnused) matchable_.push_back(id);
