@@ -52,6 +52,8 @@ Status TextTranslator::translate(std::span<const std::string_view> texts, const 
   if (Status s = translator_.translate_ids({}, options.search); !s.ok()) return s;
   results_.assign(texts.size(), TextResult{});
   units_.clear();
+  source_ids_.clear();
+  target_ids_.clear();
   trailing_.assign(texts.size(), {});
   for (size_t i = 0; i < texts.size(); ++i) add_text(static_cast<int32_t>(i), texts[i], options);
   if (Status s = on_text.fn != nullptr ? run_in_order(options, on_text) : run_batches(options); !s.ok()) return s;
@@ -72,10 +74,9 @@ void TextTranslator::add_text(int32_t index, std::string_view text, const TextOp
   } else if (const SentenceSpan whole = trimmed(text); whole.end > whole.begin) {
     spans_.push_back(whole);
   }
-  const size_t first_unit = units_.size();
+  const size_t first_unit = units_.size(), first_id = source_ids_.size();
   const size_t limit = translator_.limits().max_src_len - 1;  // tokens without EOS
   size_t at = 0;
-  std::vector<int32_t> ids;
   for (const SentenceSpan& span : spans_) {
     const std::string_view gap = text.substr(at, span.begin - at);
     const std::string_view sentence = text.substr(span.begin, span.end - span.begin);
@@ -87,25 +88,26 @@ void TextTranslator::add_text(int32_t index, std::string_view text, const TextOp
       rt::to_sentence_case(folded_, options.language);
       encoded = folded_;
     }
-    if (Status s = translator_.encode(encoded, &ids); !s.ok()) {
+    if (Status s = translator_.encode(encoded, &ids_); !s.ok()) {
       result.status = s;
       break;
     }
     ++result.sentences;
-    if (ids.size() <= limit) {
-      units_.push_back({index, gap, ids, caps});
+    if (ids_.size() <= limit) {
+      add_unit(index, gap, ids_, caps);
     } else if (!options.split) {
       result.status = Status::error(ErrorCode::kLimitExceeded,
                                     "%zu tokens with EOS, more than the limit set at load (max_src_len = %zu)",
-                                    ids.size() + 1, limit + 1);
+                                    ids_.size() + 1, limit + 1);
     } else {
       ++result.cut_sentences;
-      if (Status s = add_cut_sentence(index, gap, sentence, encoded, ids, caps); !s.ok()) result.status = s;
+      if (Status s = add_cut_sentence(index, gap, sentence, encoded, ids_, caps); !s.ok()) result.status = s;
     }
     if (!result.status.ok()) break;
   }
   if (!result.status.ok()) {
     units_.resize(first_unit);  // nothing of a rejected text is translated
+    source_ids_.resize(first_id);
     return;
   }
   trailing_[index] = text.substr(at);
@@ -135,7 +137,7 @@ Status TextTranslator::add_cut_sentence(int32_t index, std::string_view gap, std
         piece_ids.swap(ids);
         continue;
       }
-      units_.push_back({index, gap, piece_ids, caps});
+      add_unit(index, gap, piece_ids, caps);
       gap = sentence.substr(piece_end, clause.begin - piece_end);
       open = false;
     }
@@ -151,12 +153,21 @@ Status TextTranslator::add_cut_sentence(int32_t index, std::string_view gap, std
     add_cut_tokens(index, gap, ids, caps);
     if (c + 1 < clauses.size()) gap = sentence.substr(clause.end, clauses[c + 1].begin - clause.end);
   }
-  if (open) units_.push_back({index, gap, piece_ids, caps});
+  if (open) add_unit(index, gap, piece_ids, caps);
   return {};
 }
 
-void TextTranslator::add_cut_tokens(int32_t index, std::string_view gap, const std::vector<int32_t>& ids,
-                                    bool caps) {
+void TextTranslator::add_unit(int32_t index, std::string_view gap, std::span<const int32_t> ids, bool caps) {
+  const auto begin = static_cast<uint32_t>(source_ids_.size());
+  source_ids_.insert(source_ids_.end(), ids.begin(), ids.end());
+  units_.push_back({.text = index,
+                    .gap = gap,
+                    .source_begin = begin,
+                    .source_end = static_cast<uint32_t>(source_ids_.size()),
+                    .caps = caps});
+}
+
+void TextTranslator::add_cut_tokens(int32_t index, std::string_view gap, std::span<const int32_t> ids, bool caps) {
   const size_t limit = translator_.limits().max_src_len - 1;
   for (size_t at = 0; at < ids.size();) {
     size_t end = std::min(at + limit, ids.size());
@@ -167,7 +178,7 @@ void TextTranslator::add_cut_tokens(int32_t index, std::string_view gap, const s
           end = k;
           break;
         }
-    units_.push_back({index, gap, std::vector<int32_t>(ids.begin() + at, ids.begin() + end), caps});
+    add_unit(index, gap, ids.subspan(at, end - at), caps);
     gap = " ";
     at = end;
   }
@@ -178,13 +189,13 @@ Status TextTranslator::run_batches(const TextOptions& options) {
   std::iota(order.begin(), order.end(), size_t{0});
   // Sentences of similar length share a batch: less padding, fewer steps past a short one's end.
   std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return units_[a].ids.size() < units_[b].ids.size(); });
+                   [&](size_t a, size_t b) { return source_of(units_[a]).size() < source_of(units_[b]).size(); });
   const size_t batch = translator_.limits().max_batch;
   std::vector<std::span<const int32_t>> sources;
   for (size_t first = 0; first < order.size(); first += batch) {
     const size_t n = std::min(batch, order.size() - first);
     sources.clear();
-    for (size_t k = 0; k < n; ++k) sources.push_back(units_[order[first + k]].ids);
+    for (size_t k = 0; k < n; ++k) sources.push_back(source_of(units_[order[first + k]]));
     if (Status s = translator_.translate_ids(sources, options.search); !s.ok()) return s;
     for (size_t k = 0; k < n; ++k) store(units_[order[first + k]], translator_.results()[k]);
   }
@@ -216,7 +227,7 @@ Status TextTranslator::run_in_order(const TextOptions& options, TextCallback on_
     for (; u < units_.size() && units_[u].text == forward.index; ++u) {
       Unit& unit = units_[u];
       if (!unit.gap.empty()) on_text.fn(on_text.user, {forward.index, unit.gap});
-      const std::span<const int32_t> source = unit.ids;
+      const std::span<const int32_t> source = source_of(unit);
       forward.caps = unit.caps;
       if (Status s = translator_.translate_ids({&source, 1}, options.search, on_token); !s.ok()) return s;
       store(unit, translator_.results()[0]);
@@ -227,8 +238,11 @@ Status TextTranslator::run_in_order(const TextOptions& options, TextCallback on_
 }
 
 void TextTranslator::store(Unit& unit, const Translation& r) {
-  unit.status = r.status;
-  unit.tokens.assign(r.tokens.begin(), r.tokens.end());
+  TextResult& result = results_[unit.text];
+  if (!r.status.ok() && result.status.ok()) result.status = r.status;
+  unit.target_begin = static_cast<uint32_t>(target_ids_.size());
+  target_ids_.insert(target_ids_.end(), r.tokens.begin(), r.tokens.end());
+  unit.target_end = static_cast<uint32_t>(target_ids_.size());
   unit.log_prob = r.log_prob;
   unit.complete = r.complete;
 }
@@ -237,16 +251,16 @@ void TextTranslator::assemble() {
   std::string decoded;
   for (const Unit& unit : units_) {
     TextResult& result = results_[unit.text];
-    if (!unit.status.ok() && result.status.ok()) result.status = unit.status;
     if (!result.status.ok()) continue;
-    if (Status s = translator_.decode(unit.tokens, &decoded); !s.ok()) {
+    const std::span<const int32_t> tokens(target_ids_.data() + unit.target_begin, unit.target_end - unit.target_begin);
+    if (Status s = translator_.decode(tokens, &decoded); !s.ok()) {
       result.status = s;
       continue;
     }
     if (unit.caps) rt::to_upper_case(decoded);
     result.text.append(unit.gap).append(decoded);
-    result.source_tokens += static_cast<int32_t>(unit.ids.size() + 1);
-    result.target_tokens += static_cast<int32_t>(unit.tokens.size());
+    result.source_tokens += static_cast<int32_t>(unit.source_end - unit.source_begin + 1);
+    result.target_tokens += static_cast<int32_t>(tokens.size());
     result.log_prob += unit.log_prob;
     result.incomplete_sentences += unit.complete ? 0 : 1;
   }

@@ -81,31 +81,38 @@ class TextTranslator {
   std::span<const TextResult> results() const { return results_; }
 
  private:
-  // A sentence, or a piece of a cut one, to translate.
+  // A sentence, or a piece of a cut one, to translate. Its tokens live in the pools below, so
+  // a unit is small and a call's sentences take two growing arrays, not two vectors each.
   struct Unit {
-    int32_t text;               // index of its text
-    std::string_view gap;       // what precedes its translation in the output
-    std::vector<int32_t> ids;   // source tokens, without EOS
-    bool caps = false;          // the sentence was ALL-CAPS: its translation goes back to capitals
-    Status status;
-    std::vector<int32_t> tokens;  // output tokens, without EOS
+    int32_t text;          // index of its text
+    std::string_view gap;  // what precedes its translation in the output
+    uint32_t source_begin, source_end;  // source tokens in source_ids_, without EOS
+    uint32_t target_begin = 0, target_end = 0;  // output tokens in target_ids_, without EOS
     float log_prob = 0.f;
+    bool caps = false;      // the sentence was ALL-CAPS: its translation goes back to capitals
     bool complete = false;
   };
+  std::span<const int32_t> source_of(const Unit& u) const {
+    return {source_ids_.data() + u.source_begin, u.source_end - u.source_begin};
+  }
+  void add_unit(int32_t index, std::string_view gap, std::span<const int32_t> ids, bool caps);
   void add_text(int32_t index, std::string_view text, const TextOptions& options);
   // `sentence` as in the text (the gaps point into it) and as encoded (in sentence case when
   // `caps`), which have the same byte offsets.
   Status add_cut_sentence(int32_t index, std::string_view gap, std::string_view sentence,
                           std::string_view encoded, const std::vector<int32_t>& ids, bool caps);
-  void add_cut_tokens(int32_t index, std::string_view gap, const std::vector<int32_t>& ids, bool caps);
+  void add_cut_tokens(int32_t index, std::string_view gap, std::span<const int32_t> ids, bool caps);
   Status run_batches(const TextOptions& options);
   Status run_in_order(const TextOptions& options, TextCallback on_text);
-  static void store(Unit& unit, const Translation& r);
+  // Keeps a unit's output; a failed sentence fails its text (the first failure's message).
+  void store(Unit& unit, const Translation& r);
   void assemble();
 
   Translator& translator_;
   std::vector<TextResult> results_;
   std::vector<Unit> units_;
+  std::vector<int32_t> source_ids_, target_ids_;  // every unit's tokens, back to back
+  std::vector<int32_t> ids_;  // tokens of the sentence being added
   std::vector<std::string_view> trailing_;  // per text: whitespace after its last sentence
   std::vector<SentenceSpan> spans_;
   std::string folded_;  // the sentence being added, in sentence case
