@@ -192,10 +192,9 @@ int main(int argc, char** argv) {
     };
   }
 
-  // Chunks bound the memory whatever the input; sorting happens within a chunk. A stream reader
-  // wants each line as soon as it is typed.
-  // 1,024 lines sort well enough for batches of any size, at a quarter of 4,096 lines' memory
-  // (the chunk's text, sentences and translations).
+  // Chunks bound the memory whatever the input (the chunk's text, sentences and translations);
+  // sorting happens within a chunk, and 1,024 lines sort well enough for batches of any size. A
+  // stream reader wants each line as soon as it is typed.
   const size_t chunk_lines = args.stream ? 1 : 1024, chunk_bytes = size_t{2} << 20;
   struct stat input_stat;
   const bool regular_input = !args.input.empty() && ::stat(args.input.c_str(), &input_stat) == 0 && S_ISREG(input_stat.st_mode);

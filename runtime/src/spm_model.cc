@@ -144,7 +144,6 @@ std::string parse_spm_model(std::string_view serialized, SpmModel* out) {
   WireReader r(serialized);
   while (r.next()) {
     std::string err;
-    SpmModel::Normalizer denormalizer;
     switch (r.field()) {
       case 1: err = expect(r, 2, "pieces"); if (err.empty()) err = parse_piece(r.bytes(), &m); break;
       case 2: err = expect(r, 2, "trainer_spec"); if (err.empty()) err = parse_trainer_spec(r.bytes(), &m); break;
@@ -152,11 +151,13 @@ std::string parse_spm_model(std::string_view serialized, SpmModel* out) {
         err = expect(r, 2, "normalizer_spec");
         if (err.empty()) err = parse_normalizer_spec(r.bytes(), &m.normalizer);
         break;
-      case 5:
+      case 5: {
+        SpmModel::Normalizer denormalizer;
         err = expect(r, 2, "denormalizer_spec");
         if (err.empty()) err = parse_normalizer_spec(r.bytes(), &denormalizer);
         m.denormalizer = !denormalizer.charsmap.empty();
         break;
+      }
       default: break;
     }
     if (!err.empty()) return err;

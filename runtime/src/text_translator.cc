@@ -252,14 +252,14 @@ void TextTranslator::assemble() {
   for (const Unit& unit : units_) {
     TextResult& result = results_[unit.text];
     if (!result.status.ok()) continue;
-    const std::span<const int32_t> tokens(target_ids_.data() + unit.target_begin, unit.target_end - unit.target_begin);
+    const std::span<const int32_t> tokens = target_of(unit);
     if (Status s = translator_.decode(tokens, &decoded); !s.ok()) {
       result.status = s;
       continue;
     }
     if (unit.caps) rt::to_upper_case(decoded);
     result.text.append(unit.gap).append(decoded);
-    result.source_tokens += static_cast<int32_t>(unit.source_end - unit.source_begin + 1);
+    result.source_tokens += static_cast<int32_t>(source_of(unit).size() + 1);
     result.target_tokens += static_cast<int32_t>(tokens.size());
     result.log_prob += unit.log_prob;
     result.incomplete_sentences += unit.complete ? 0 : 1;

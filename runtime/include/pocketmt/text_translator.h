@@ -95,6 +95,9 @@ class TextTranslator {
   std::span<const int32_t> source_of(const Unit& u) const {
     return {source_ids_.data() + u.source_begin, u.source_end - u.source_begin};
   }
+  std::span<const int32_t> target_of(const Unit& u) const {
+    return {target_ids_.data() + u.target_begin, u.target_end - u.target_begin};
+  }
   void add_unit(int32_t index, std::string_view gap, std::span<const int32_t> ids, bool caps);
   void add_text(int32_t index, std::string_view text, const TextOptions& options);
   // `sentence` as in the text (the gaps point into it) and as encoded (in sentence case when
