@@ -17,6 +17,7 @@
 #include "corpus/mo_catalog.h"
 #include "corpus/number_copies.h"
 #include "corpus/software_text.h"
+#include "corpus/written_pairs.h"
 
 namespace pmt::cli {
 namespace fs = std::filesystem;
@@ -31,9 +32,13 @@ constexpr char kUsage[] =
     "           aligned block by block (split by page)\n"
     "  libreoffice  LibreOffice help pages (HTML, en-US and es) of the packages in\n"
     "           --libreoffice-packages, aligned by paragraph id (split by page)\n"
-    "Writes DIR/train.{en,es} (every source, with ALL-CAPS copies of some pairs and number copies:\n"
-    "pairs whose shared digit runs, or one number word, become other digits), DIR/valid.{en,es}\n"
-    "(the sources interleaved), DIR/{valid,test}.<source>.{en,es} and DIR/report.txt.";
+    "  everyday everyday pairs the project wrote (--everyday, *.tsv), less those like a sentence\n"
+    "           of the everyday test set (--everyday-test), repeated --everyday-repeat times in\n"
+    "           train (split by pair)\n"
+    "No source trains on the everyday test set's English. Writes DIR/train.{en,es} (every source,\n"
+    "with ALL-CAPS copies of some pairs and number copies: pairs whose shared digit runs, or one\n"
+    "number word, become other digits), DIR/valid.{en,es} (the sources interleaved),\n"
+    "DIR/{valid,test}.<source>.{en,es} and DIR/report.txt.";
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -65,8 +70,9 @@ struct PageCounts {
   int64_t pages = 0, untranslated = 0, unparsable = 0, unaligned = 0, aligned = 0, left_out = 0;
 };
 
-// A source: its package list and the members it extracts from each .deb. Extractions stay in
-// <cache>/<subdir>/<package> so that a second run reads only the extracted files.
+// A source: its package list (for everyday, the folder of its .tsv files) and the members it
+// extracts from each .deb. Extractions stay in <cache>/<subdir>/<package> so that a second run
+// reads only the extracted files.
 struct Source {
   std::string name, list_path;
   const char* subdir;
@@ -166,6 +172,15 @@ bool read_libreoffice_pages(const std::vector<fs::path>& dirs, std::vector<corpu
   return true;
 }
 
+void report_clean_counts(std::ostream& r, const std::string& name, const corpus::SoftwareCorpus& corpus) {
+  const corpus::CleanCounts& c = corpus.counts;
+  r << name << " pairs: " << c.raw << " raw\n"
+    << "  dropped by rule: empty " << c.empty << ", length " << c.length << ", untranslated " << c.untranslated
+    << ", placeholders " << c.placeholders << ", language " << c.language << ", ratio " << c.ratio
+    << " (es/en median " << corpus.median_ratio << "), duplicate " << c.duplicate << ", near duplicate "
+    << c.near_duplicate << "\n";
+}
+
 // Every k-th pair so that at most `limit` remain, spread over the whole set.
 std::vector<corpus::SentencePair> thin(const std::vector<corpus::SentencePair>& pairs, size_t limit) {
   if (pairs.size() <= limit) return pairs;
@@ -177,18 +192,20 @@ std::vector<corpus::SentencePair> thin(const std::vector<corpus::SentencePair>& 
 }  // namespace
 
 int cmd_corpus(int argc, char** argv) {
-  std::string out_dir = "data/en-es", cache_arg, sources_arg = "gettext,help,libreoffice";
+  std::string out_dir = "data/en-es", cache_arg, sources_arg = "gettext,help,libreoffice,everyday";
   std::string gettext_list = "converter/corpus/sources/gettext-packages.txt";
   std::string help_list = "converter/corpus/sources/help-packages.txt";
   std::string libreoffice_list = "converter/corpus/sources/libreoffice-packages.txt";
-  std::string caps_arg = "4", held_out_arg = "2000";
+  std::string everyday_dir = "converter/corpus/sources/everyday", everyday_test = "tests/data/everyday/everyday";
+  std::string caps_arg = "4", held_out_arg = "2000", repeat_arg = "4";
   bool offline = false, quiet = false;
   const Option options[] = {
       {"--out", &out_dir, nullptr, "output folder (default data/en-es)", "DIR"},
       {"--cache", &cache_arg, nullptr,
        "downloaded and extracted packages (default $XDG_CACHE_HOME/pocketmt, else ~/.cache/pocketmt); a second run "
        "downloads nothing", "DIR"},
-      {"--sources", &sources_arg, nullptr, "comma-separated sources (default gettext,help,libreoffice)", "LIST"},
+      {"--sources", &sources_arg, nullptr, "comma-separated sources (default gettext,help,libreoffice,everyday)",
+       "LIST"},
       {"--packages", &gettext_list, nullptr,
        "gettext package list, one name a line (default converter/corpus/sources/gettext-packages.txt)", "FILE"},
       {"--help-packages", &help_list, nullptr, "help package list (default converter/corpus/sources/help-packages.txt)",
@@ -196,14 +213,20 @@ int cmd_corpus(int argc, char** argv) {
       {"--libreoffice-packages", &libreoffice_list, nullptr,
        "LibreOffice help packages, English and Spanish (default converter/corpus/sources/libreoffice-packages.txt)",
        "FILE"},
+      {"--everyday", &everyday_dir, nullptr,
+       "folder of the everyday source's .tsv files (default converter/corpus/sources/everyday)", "DIR"},
+      {"--everyday-test", &everyday_test, nullptr,
+       "the everyday test set, PREFIX.en and PREFIX.es (default tests/data/everyday/everyday)", "PREFIX"},
+      {"--everyday-repeat", &repeat_arg, nullptr, "copies of each everyday train pair in train (default 4)", "N"},
       {"--offline", nullptr, &offline, "use only what the cache holds"},
       {"--quiet", nullptr, &quiet, "no download and extraction progress on stderr"},
       {"--caps-percent", &caps_arg, nullptr, "share of train pairs also added in capitals (default 4)", "N"},
       {"--max-held-out", &held_out_arg, nullptr, "pairs kept per held-out set and source (default 2000)", "N"}};
   if (auto r = parse_options("corpus", kUsage, argc, argv, options); r != ParseResult::kOk) return exit_code(r);
-  int64_t caps_percent = 0, max_held_out = 0;
+  int64_t caps_percent = 0, max_held_out = 0, everyday_repeat = 0;
   if (!parse_int_option("corpus", "--caps-percent", caps_arg, 0, 100, &caps_percent) ||
-      !parse_int_option("corpus", "--max-held-out", held_out_arg, 1, 1000000000, &max_held_out)) {
+      !parse_int_option("corpus", "--max-held-out", held_out_arg, 1, 1000000000, &max_held_out) ||
+      !parse_int_option("corpus", "--everyday-repeat", repeat_arg, 1, 100, &everyday_repeat)) {
     return 2;
   }
   const fs::path cache = cache_arg.empty() ? default_cache() : fs::path(cache_arg);
@@ -218,12 +241,15 @@ int cmd_corpus(int argc, char** argv) {
       {"help", help_list, "help",
        {"./usr/share/help/C/*.page", "./usr/share/help/C/*.xml", "./usr/share/help/C/*.docbook",
         "./usr/share/help/es/*.page", "./usr/share/help/es/*.xml", "./usr/share/help/es/*.docbook"}, 2},
-      {"libreoffice", libreoffice_list, "libreoffice", {"./usr/share/libreoffice/help/*.html"}, 2}};
+      {"libreoffice", libreoffice_list, "libreoffice", {"./usr/share/libreoffice/help/*.html"}, 2},
+      {"everyday", everyday_dir, nullptr, {}, 2}};
   std::vector<const Source*> chosen;
   std::istringstream names(sources_arg);
   for (std::string name; std::getline(names, name, ',');) {
     const auto it = std::find_if(std::begin(known), std::end(known), [&](const Source& s) { return s.name == name; });
-    if (it == std::end(known)) return fail("unknown source '" + name + "' (known: gettext, help, libreoffice)", 2);
+    if (it == std::end(known)) {
+      return fail("unknown source '" + name + "' (known: gettext, help, libreoffice, everyday)", 2);
+    }
     if (std::find(chosen.begin(), chosen.end(), &*it) != chosen.end()) return fail("source '" + name + "' given twice", 2);
     chosen.push_back(&*it);
   }
@@ -234,8 +260,25 @@ int cmd_corpus(int argc, char** argv) {
   std::vector<std::pair<std::string, const std::vector<corpus::SentencePair>*>> sources;  // name, splits
   std::vector<corpus::SoftwareCorpus> built;
   built.reserve(chosen.size());  // `sources` points into it
+  // The everyday test set's English counts as seen from the start: no source trains on it.
+  std::vector<corpus::SentencePair> everyday_test_pairs;
+  if (!corpus::read_parallel_files(everyday_test, &everyday_test_pairs, &error)) return fail(error, 2);
   corpus::SeenEnglish seen;
+  for (const auto& p : everyday_test_pairs) {
+    seen.text.insert(p.en);
+    seen.key.insert(corpus::near_duplicate_key(p.en));
+  }
   for (const Source* source : chosen) {
+    if (source->name == "everyday") {
+      std::vector<corpus::RawDocument> documents;
+      if (!corpus::read_written_pairs(source->list_path, &documents, &error)) return fail(error, 2);
+      const int64_t test_like = corpus::drop_test_like(everyday_test_pairs, &documents);
+      built.push_back(corpus::build_software_corpus(documents, source->held_out_buckets, &seen));
+      sources.emplace_back(source->name, built.back().splits);
+      r << "everyday: " << documents.size() << " pairs written, " << test_like << " dropped as like a test sentence\n";
+      report_clean_counts(r, source->name, built.back());
+      continue;
+    }
     std::vector<std::string> packages, missing;
     if (!read_package_list(source->list_path, &packages, &error)) return fail(error, 2);
     if (!offline) {
@@ -281,7 +324,6 @@ int cmd_corpus(int argc, char** argv) {
     const corpus::SoftwareCorpus& corpus = built.back();
     sources.emplace_back(source->name, corpus.splits);
 
-    const corpus::CleanCounts& c = corpus.counts;
     r << source->name << ": " << packages.size() << " packages listed, " << missing.size() << " not downloadable, "
       << unreadable << " unreadable, " << read << " read; " << corpus.documents[0] << " train / "
       << corpus.documents[1] << " valid / " << corpus.documents[2] << " test documents\n";
@@ -293,11 +335,7 @@ int cmd_corpus(int argc, char** argv) {
         << (source->name == "help" ? " blocks with empty links" : " paragraphs with system-specific variants")
         << " left out\n";
     }
-    r << source->name << " pairs: " << c.raw << " raw\n"
-      << "  dropped by rule: empty " << c.empty << ", length " << c.length << ", untranslated " << c.untranslated
-      << ", placeholders " << c.placeholders << ", language " << c.language << ", ratio " << c.ratio
-      << " (es/en median " << corpus.median_ratio << "), duplicate " << c.duplicate << ", near duplicate "
-      << c.near_duplicate << "\n";
+    report_clean_counts(r, source->name, corpus);
   }
 
   corpus::BibleModules bible;
@@ -308,7 +346,7 @@ int cmd_corpus(int argc, char** argv) {
   sources.emplace_back("bible", prepared.splits);
 
   // Held-out sets per source; train mixes every source and adds the ALL-CAPS copies.
-  std::vector<corpus::SentencePair> train, valid, caps, numbers;
+  std::vector<corpus::SentencePair> train, valid, caps, numbers, repeats;
   std::vector<std::array<std::vector<corpus::SentencePair>, 2>> held(sources.size());  // [source][valid, test]
   size_t longest_valid = 0;
   for (size_t s = 0; s < sources.size(); ++s) {
@@ -323,8 +361,13 @@ int cmd_corpus(int argc, char** argv) {
   }
   corpus::NumberCopyCounts number_counts;
   numbers = corpus::number_copies(train, &number_counts);
+  for (const auto& [name, splits] : sources) {
+    if (name != "everyday") continue;
+    for (int64_t k = 1; k < everyday_repeat; ++k) repeats.insert(repeats.end(), splits[0].begin(), splits[0].end());
+  }
   train.insert(train.end(), caps.begin(), caps.end());
   train.insert(train.end(), numbers.begin(), numbers.end());
+  train.insert(train.end(), repeats.begin(), repeats.end());
   r << "number copies: " << number_counts.digits << " with other digits, " << number_counts.words
     << " with a number word in digits\n";
   for (size_t i = 0; i < longest_valid; ++i) {
@@ -358,6 +401,7 @@ int cmd_corpus(int argc, char** argv) {
   }
   row("caps", "train", caps);
   row("numbers", "train", numbers);
+  row("repeats", "train", repeats);
   row("all", "train", train);
   row("all", "valid", valid);
   std::ofstream(fs::path(out_dir) / "report.txt", std::ios::binary | std::ios::trunc) << r.str();

@@ -244,13 +244,19 @@ FunctionWords count_function_words(std::string_view s) {
       "archivos", "error", "cuando", "si", "como", "pero", "más", "ya", "hay", "ha", "han", "fue",
       "usted", "seleccione", "pulse", "haga", "clic", "desde", "entre", "sobre", "también"};
   FunctionWords counts;
-  std::u32string word;
-  const auto flush = [&] {
-    if (word.empty()) return;
-    const std::string w = text::encode_utf8(word);
+  for (const std::string& w : lower_words(s)) {
     const bool en = english.count(w) > 0, es = spanish.count(w) > 0;
     if (en && !es) ++counts.english;
     if (es && !en) ++counts.spanish;
+  }
+  return counts;
+}
+
+std::vector<std::string> lower_words(std::string_view s) {
+  std::vector<std::string> words;
+  std::u32string word;
+  const auto flush = [&] {
+    if (!word.empty()) words.push_back(text::encode_utf8(word));
     word.clear();
   };
   for (const char32_t c : text::decode_utf8(s)) {
@@ -261,7 +267,7 @@ FunctionWords count_function_words(std::string_view s) {
     }
   }
   flush();
-  return counts;
+  return words;
 }
 
 int count_words(std::string_view s) {

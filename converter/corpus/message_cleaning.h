@@ -46,6 +46,9 @@ FunctionWords count_function_words(std::string_view s);
 // Number of words (runs of letters or digits, ASCII or not) in s.
 int count_words(std::string_view s);
 
+// Those words, lower-cased (ASCII and Latin-1), in order.
+std::vector<std::string> lower_words(std::string_view s);
+
 // ASCII and Latin-1 letters in upper case (a-z, à-þ except ÷; ß and ÿ stay); other code points
 // unchanged. Enough for English and Spanish text, used for the case-augmented training pairs.
 std::string to_upper_latin(std::string_view s);
