@@ -6,6 +6,7 @@
 #include "kernels/attention.h"
 #include "kernels/embedding.h"
 #include "kernels/layer_norm.h"
+#include "kernels/quantize.h"
 #include "kernels/top_k.h"
 #include "mapped_pages.h"
 
@@ -67,6 +68,7 @@ std::string Network::plan(const ModelFile& file, const NetworkLimits& limits, co
   shortlist_ = file.shortlist();
   embed_ = file.find("embed.weight");
   if (embed_ == nullptr) return "model file lacks embed.weight";
+  bf16_kv_ = embed_->dtype == DType::I8;
   // int8 logits pass through one static output scale: a step of about 1/250 of their range,
   // enough to find the candidates but too coarse to rank close ones. So the best candidates of
   // each row are recomputed exactly (float activations against the int8 rows). Beam search
@@ -147,7 +149,7 @@ void Network::bind(ArenaLayout& arena) {
   yq_ = arena.take<int8_t>(std::max(max_rows_ * std::max(3 * D, F), slots() * V));
   hq_ = arena.take<int8_t>(max_rows_ * F);
   pos_table_ = arena.take<float>(max_len * D);
-  attn_scratch_len_ = max_len;
+  attn_scratch_len_ = max_len + config_.d_head();  // attention_bf16's split query too
   attn_scratch_ = arena.take<float>(pool_->threads() * attn_scratch_len_);
   refine_row_ = arena.take<float>(D);
   refine_val_ = arena.take<float>(refine_count_);
@@ -167,8 +169,8 @@ void Network::bind(ArenaLayout& arena) {
   src_offset_ = arena.take<int32_t>(limits_.max_batch);
   src_len_ = arena.take<int32_t>(limits_.max_batch);
   for (DecoderLayer& l : decoder_) {
-    l.self_kv = arena.take<float>(slots() * limits_.max_tgt_len * 2 * D);
-    l.cross_kv = arena.take<float>(src_rows * 2 * D);
+    l.self_kv = arena.take<std::byte>(slots() * limits_.max_tgt_len * 2 * D * kv_bytes());
+    l.cross_kv = arena.take<std::byte>(src_rows * 2 * D * kv_bytes());
   }
   // The norms move into the arena: read from the file, each would keep the file pages around
   // it resident (the kernel maps neighbouring pages on every fault).
@@ -346,12 +348,15 @@ void Network::encode_group(std::span<const std::span<const int32_t>> sources, si
     layer_norm(encoder_norm_, rows, x_, nullptr, normed_);
     memory = normed_;
   }
-  for (DecoderLayer& l : decoder_) linear(l.kv_proj, rows, memory, l.cross_kv + base * 2 * D);
+  for (DecoderLayer& l : decoder_) {  // qkv_ is free once the encoder is done
+    linear(l.kv_proj, rows, memory, qkv_);
+    store_kv(qkv_, rows * 2 * D, l.cross_kv, base * 2 * D);
+  }
 }
 
 void Network::decode(size_t pos, size_t rows, const int32_t* tokens, const int32_t* slots,
                      const int32_t* sentences) {
-  const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
+  const size_t D = config_.d_model;
   const size_t slot_stride = static_cast<size_t>(limits_.max_tgt_len) * 2 * D;
   for (size_t r = 0; r < rows; ++r) embed(tokens + r, 1, pos, x_ + r * D);
 
@@ -361,10 +366,9 @@ void Network::decode(size_t pos, size_t rows, const int32_t* tokens, const int32
       auto attend = [&](size_t chunk, size_t begin, size_t end) {
         float* scratch = attn_scratch_ + chunk * attn_scratch_len_;
         for (size_t r = begin; r < end; ++r) {
-          float* cache = l.self_kv + slots[r] * slot_stride;
-          std::memcpy(cache + pos * 2 * D, qkv_ + r * 3 * D + D, 2 * D * sizeof(float));
-          kernels::attention(qkv_ + r * 3 * D, 3 * D, cache, cache + D, 2 * D, attn_ + r * D, D, 1, pos + 1, H,
-                             dh, false, 0, scratch);
+          const size_t slot = slots[r] * slot_stride;
+          store_kv(qkv_ + r * 3 * D + D, 2 * D, l.self_kv, slot + pos * 2 * D);
+          attend_kv(qkv_ + r * 3 * D, 3 * D, l.self_kv, slot, pos + 1, attn_ + r * D, scratch);
         }
       };
       pool_->for_chunks(rows, attend);
@@ -376,9 +380,7 @@ void Network::decode(size_t pos, size_t rows, const int32_t* tokens, const int32
         float* scratch = attn_scratch_ + chunk * attn_scratch_len_;
         for (size_t r = begin; r < end; ++r) {
           const size_t b = sentences[r];
-          const float* memory = l.cross_kv + src_offset_[b] * 2 * D;
-          kernels::attention(qkv_ + r * D, D, memory, memory + D, 2 * D, attn_ + r * D, D, 1, src_len_[b], H, dh,
-                             false, 0, scratch);
+          attend_kv(qkv_ + r * D, D, l.cross_kv, src_offset_[b] * 2 * D, src_len_[b], attn_ + r * D, scratch);
         }
       };
       pool_->for_chunks(rows, attend);
@@ -427,11 +429,31 @@ void Network::refine_logits(size_t rows, const float* h) {
   }
 }
 
+void Network::store_kv(const float* x, size_t n, std::byte* cache, size_t at) const {
+  if (bf16_kv_)
+    kernels::round_bf16(x, reinterpret_cast<uint16_t*>(cache) + at, n);
+  else
+    std::memcpy(reinterpret_cast<float*>(cache) + at, x, n * sizeof(float));
+}
+
+void Network::attend_kv(const float* q, size_t ld_q, const std::byte* cache, size_t at, size_t kv_len, float* out,
+                        float* scratch) const {
+  const size_t D = config_.d_model, H = config_.n_heads, dh = config_.d_head();
+  if (bf16_kv_) {
+    const uint16_t* kv = reinterpret_cast<const uint16_t*>(cache) + at;
+    kernels::attention_bf16(q, ld_q, kv, kv + D, 2 * D, out, D, 1, kv_len, H, dh, false, 0, scratch);
+  } else {
+    const float* kv = reinterpret_cast<const float*>(cache) + at;
+    kernels::attention(q, ld_q, kv, kv + D, 2 * D, out, D, 1, kv_len, H, dh, false, 0, scratch);
+  }
+}
+
 void Network::copy_cache(size_t from, size_t to, size_t len) {
   const size_t D = config_.d_model;
   const size_t slot_stride = static_cast<size_t>(limits_.max_tgt_len) * 2 * D;
   for (DecoderLayer& l : decoder_)
-    std::memcpy(l.self_kv + to * slot_stride, l.self_kv + from * slot_stride, len * 2 * D * sizeof(float));
+    std::memcpy(l.self_kv + to * slot_stride * kv_bytes(), l.self_kv + from * slot_stride * kv_bytes(),
+                len * 2 * D * kv_bytes());
 }
 
 }  // namespace pmt::rt

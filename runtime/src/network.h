@@ -11,6 +11,10 @@
 // - Self-attention keys/values, per decoder layer [slots][max_tgt_len][2D], slot = one
 //   hypothesis (max_batch * max_beam slots); position p of a slot holds K|V of the token fed at
 //   step p.
+// - Both caches hold bfloat16 (kernels/quantize.h) for an int8 file: half of float's bytes, and at
+//   the defaults (batch 4, beam 4, 178 target positions) the self-attention caches are most of
+//   the arena; bfloat16's rounding is well below the int8 weights' error. An fp32 file keeps
+//   float caches, so that it stays the exact reference of the trainer's forward.
 #pragma once
 
 #include <cstddef>
@@ -100,8 +104,8 @@ class Network {
     Linear q_proj, kv_proj, cross_out;  // cross-attention
     Norm norm1, norm2, norm3;
     FeedForward ffn;
-    float* self_kv = nullptr;   // [slots][max_tgt_len][2D]
-    float* cross_kv = nullptr;  // [max_batch * max_src_len][2D]
+    std::byte* self_kv = nullptr;   // [slots][max_tgt_len][2D], kv_bytes() each
+    std::byte* cross_kv = nullptr;  // [max_batch * max_src_len][2D], kv_bytes() each
   };
 
   std::string create_linear(const std::string& weight, const std::string& bias,
@@ -120,6 +124,13 @@ class Network {
   static constexpr size_t kMinParallelWork = 256 * 1024;  // fp32 multiply-adds
   pthreadpool_t pool_for(const Linear& op, size_t rows) const;
   void embed(const int32_t* ids, size_t n, size_t pos0, float* y) const;
+  // The key/value caches' element: bfloat16 (bf16_kv_) or float. store_kv puts n floats at
+  // element `at` of a cache; attend_kv is one query's attention over kv_len cached K|V rows from
+  // element `at`.
+  size_t kv_bytes() const { return bf16_kv_ ? sizeof(uint16_t) : sizeof(float); }
+  void store_kv(const float* x, size_t n, std::byte* cache, size_t at) const;
+  void attend_kv(const float* q, size_t ld_q, const std::byte* cache, size_t at, size_t kv_len, float* out,
+                 float* scratch) const;
   void linear(const Linear& op, size_t rows, const float* x, float* y);
   void feed_forward(const FeedForward& ffn, size_t rows, const float* x, float* y);
   // y = LN(x + residual) (residual may be null).
@@ -144,6 +155,7 @@ class Network {
   ModelConfig config_;
   NetworkLimits limits_;
   const TensorView* embed_ = nullptr;
+  bool bf16_kv_ = false;  // int8 file: bfloat16 caches
   const void* embed_rows_ = nullptr;       // the table, copied into the arena by bind()
   const float* embed_scales_ = nullptr;    // I8: its row scales, likewise
   Linear output_;  // logits = h E^T; only for a file without a shortlist

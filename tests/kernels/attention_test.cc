@@ -2,10 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "kernel_test_util.h"
+#include "kernels/quantize.h"
 
 namespace pmt::kernels {
 namespace {
@@ -79,11 +82,30 @@ void check_against_reference(size_t q_len, size_t kv_len, size_t heads, size_t d
   attention_ref(q.data(), ld_q, k.data(), v.data(), ld_kv, want.data(), ld_out, q_len, kv_len,
                 heads, dh, causal, q_offset, scratch.data());
   check_close(got, want, 1e-5f, 1e-5f);  // also checks the padding columns were left alone
+
+  // bfloat16 keys and values (scratch: kv_len + dh floats exactly): against their reference, and
+  // against the float kernel on the same values widened.
+  std::vector<uint16_t> k16(k.size()), v16(v.size());
+  round_bf16_ref(k.data(), k16.data(), k.size());
+  round_bf16_ref(v.data(), v16.data(), v.size());
+  std::vector<float> k_wide(k.size()), v_wide(v.size());
+  for (size_t i = 0; i < k.size(); ++i) k_wide[i] = std::bit_cast<float>(uint32_t{k16[i]} << 16);
+  for (size_t i = 0; i < v.size(); ++i) v_wide[i] = std::bit_cast<float>(uint32_t{v16[i]} << 16);
+  std::vector<float> got16(q_len * ld_out, 123.0f), want16(q_len * ld_out, 123.0f), wide(q_len * ld_out, 123.0f);
+  std::vector<float> scratch16(kv_len + dh);
+  attention_bf16(q.data(), ld_q, k16.data(), v16.data(), ld_kv, got16.data(), ld_out, q_len, kv_len, heads, dh,
+                 causal, q_offset, scratch16.data());
+  attention_bf16_ref(q.data(), ld_q, k16.data(), v16.data(), ld_kv, want16.data(), ld_out, q_len, kv_len, heads,
+                     dh, causal, q_offset, scratch.data());
+  attention(q.data(), ld_q, k_wide.data(), v_wide.data(), ld_kv, wide.data(), ld_out, q_len, kv_len, heads, dh,
+            causal, q_offset, scratch.data());
+  check_close(got16, want16, 1e-5f, 1e-5f);
+  check_close(got16, wide, 1e-5f, 1e-5f);
 }
 
 TEST_CASE("attention matches the reference on odd shapes") {
   for (size_t kv_len : testing::kOddSizes)
-    for (size_t dh : {size_t{1}, size_t{17}, size_t{64}}) {
+    for (size_t dh : {size_t{1}, size_t{17}, size_t{40}, size_t{64}}) {
       check_against_reference(1, kv_len, 4, dh, false, 0);          // cross-attention, one query
       check_against_reference(3, kv_len, 2, dh, false, 0);          // encoder self-attention rows
       check_against_reference(1, kv_len, 4, dh, true, kv_len - 1);  // one incremental step

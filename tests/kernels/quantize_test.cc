@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -120,6 +121,29 @@ TEST_CASE("dequantize_row_qc8 scales one row") {
     dequantize_row_qc8(row.data(), 0.0091f, got.data(), n);
     dequantize_row_qc8_ref(row.data(), 0.0091f, want_n.data(), n);
     CHECK(got == want_n);
+  }
+}
+
+TEST_CASE("round_bf16 rounds to nearest, ties to even, as its reference") {
+  // 1 + 2^-8 lies halfway between the bfloat16 values 1 and 1 + 2^-7: the even one (1) wins;
+  // 1 + 3 * 2^-8 lies halfway between 1 + 2^-7 (odd) and 1 + 2^-6: 1 + 2^-6 wins.
+  const std::vector<float> x = {1.0f, 1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-8f + 0x1p-20f, -1.0f - 0x1p-8f,
+                                0.0f, -0.0f, 3.0e38f, 1e-40f};
+  const std::vector<uint16_t> want = {0x3F80, 0x3F80, 0x3F82, 0x3F81, 0xBF80, 0x0000, 0x8000, 0x7F62, 0x0001};
+  std::vector<uint16_t> got(x.size()), ref(x.size());
+  round_bf16(x.data(), got.data(), x.size());
+  round_bf16_ref(x.data(), ref.data(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == want[i]);
+    CHECK(ref[i] == want[i]);
+  }
+  for (size_t n : testing::kOddSizes) {
+    const auto r = testing::random_floats(n, -1e6f, 1e6f, static_cast<uint32_t>(n));
+    std::vector<uint16_t> a(n), b(n);
+    round_bf16(r.data(), a.data(), n);
+    round_bf16_ref(r.data(), b.data(), n);
+    CHECK(a == b);
   }
 }
 

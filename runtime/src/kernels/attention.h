@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace pmt::kernels {
 
@@ -19,7 +20,15 @@ namespace pmt::kernels {
 void attention(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
                float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
                size_t d_head, bool causal, size_t q_offset, float* scratch);
-// Plain scalar reference (double accumulation, std::exp).
+// The same with keys and values in bfloat16 (the high 16 bits of a float, as uint16_t), as the
+// decoder's caches of an int8 model hold them. scratch: at least kv_len + d_head floats.
+void attention_bf16(const float* q, size_t ld_q, const uint16_t* k, const uint16_t* v, size_t ld_kv,
+                    float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
+                    size_t d_head, bool causal, size_t q_offset, float* scratch);
+// Plain scalar references (double accumulation, std::exp).
+void attention_bf16_ref(const float* q, size_t ld_q, const uint16_t* k, const uint16_t* v, size_t ld_kv,
+                        float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
+                        size_t d_head, bool causal, size_t q_offset, float* scratch);
 void attention_ref(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
                    float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
                    size_t d_head, bool causal, size_t q_offset, float* scratch);

@@ -40,6 +40,11 @@ PMT_NEON_DISPATCH(void, attention,
                    size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads, size_t d_head, bool causal,
                    size_t q_offset, float* scratch),
                   (q, ld_q, k, v, ld_kv, out, ld_out, q_len, kv_len, n_heads, d_head, causal, q_offset, scratch))
+PMT_NEON_DISPATCH(void, attention_bf16,
+                  (const float* q, size_t ld_q, const uint16_t* k, const uint16_t* v, size_t ld_kv, float* out,
+                   size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads, size_t d_head, bool causal,
+                   size_t q_offset, float* scratch),
+                  (q, ld_q, k, v, ld_kv, out, ld_out, q_len, kv_len, n_heads, d_head, causal, q_offset, scratch))
 PMT_NEON_DISPATCH(void, embed_f32,
                   (const float* table, const int32_t* ids, size_t n, size_t d, const float* pos_table, size_t pos0,
                    float* y),

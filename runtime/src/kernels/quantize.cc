@@ -1,7 +1,9 @@
 #include "kernels/quantize.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/simd.h"
 
@@ -54,6 +56,25 @@ void PMT_KERNEL(dequantize_row_qc8)(const int8_t* __restrict w, float scale, flo
 }
 
 #if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
+// Adding 0x7FFF plus the lowest kept bit carries into the kept half exactly when the dropped half
+// is above one half, or equal to it with an odd kept half. A plain loop: g++ vectorizes it, and
+// it runs once per cached row, far from the attention's inner loops.
+void round_bf16(const float* __restrict x, uint16_t* __restrict y, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t u = std::bit_cast<uint32_t>(x[i]);
+    y[i] = static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  }
+}
+
+void round_bf16_ref(const float* x, uint16_t* y, size_t n) {
+  const auto value = [](uint32_t h) { return static_cast<double>(std::bit_cast<float>(h << 16)); };
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t down = std::bit_cast<uint32_t>(x[i]) >> 16, up = down + 1;  // toward 0 and away from it
+    const double d_down = std::fabs(x[i] - value(down)), d_up = std::fabs(value(up) - x[i]);
+    y[i] = static_cast<uint16_t>(d_down < d_up || (d_down == d_up && down % 2 == 0) ? down : up);
+  }
+}
+
 void quantize_qs8_ref(const float* x, int8_t* y, size_t n, float scale, int32_t zero_point) {
   const float inv_scale = 1.0f / scale;
   for (size_t i = 0; i < n; ++i) {

@@ -121,6 +121,27 @@ PMT_INLINE Vec load_partial(const float* p, size_t n, float fill) {
   for (size_t l = 0; l < kLanes; ++l) lanes[l] = l < n ? p[l] : fill;
   return load(lanes);
 }
+// bfloat16 (the high half of a float's bits, as uint16_t), 2 * kLanes values at a time, read as
+// kLanes 32-bit words: the low half of word l is element 2l, the high half element 2l + 1
+// (little-endian). Widened in that split, even and odd, each half costs one shift or one mask
+// per word, where widening in order costs a zero-extension and a shift per element.
+static_assert(std::endian::native == std::endian::little, "bfloat16 pairs assume little-endian words");
+struct Halves {
+  Vec even, odd;
+};
+PMT_INLINE Halves load_bf16_pairs(const uint16_t* p) {
+  using UPart = uint32_t __attribute__((vector_size(kPartLanes * sizeof(uint32_t))));
+  Halves h;
+  for (size_t k = 0; k < kParts; ++k) {
+    UPart w;
+    std::memcpy(&w, p + 2 * k * kPartLanes, sizeof w);
+    const UPart even = w << 16, odd = w & 0xFFFF0000u;
+    std::memcpy(&h.even.p[k], &even, sizeof even);
+    std::memcpy(&h.odd.p[k], &odd, sizeof odd);
+  }
+  return h;
+}
+PMT_INLINE float widen_bf16(uint16_t x) { return std::bit_cast<float>(uint32_t{x} << 16); }
 PMT_INLINE void store_partial(float* p, const Vec& v, size_t n) {
   float lanes[kLanes];
   store(lanes, v);
