@@ -4,7 +4,8 @@
 # normalization end to end: curly vs keyboard quotes, ALL-CAPS input, numbers kept.
 #   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium]
 #   scripts/evaluate.sh --checkpoint CKPT --spm SPM [--calib PREFIX] [--out DIR]   (exports both)
-# Sets: data/en-es/test.{gettext,help,libreoffice,bible} (pmt-convert corpus) and tests/data/everyday/everyday.
+# Sets: data/en-es/test.{gettext,help,libreoffice,bible,everyday} (pmt-convert corpus; test.everyday
+# is held out of the written everyday pairs, "everyday-written") and tests/data/everyday/everyday.
 # Writes DIR/<set>.<system>.es and DIR/results.md (default DIR: runs/evaluate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,7 @@ fi
 
 identical=()
 sets=(gettext:data/en-es/test.gettext help:data/en-es/test.help libreoffice:data/en-es/test.libreoffice
-  bible:data/en-es/test.bible everyday:tests/data/everyday/everyday)
+  bible:data/en-es/test.bible everyday:tests/data/everyday/everyday everyday-written:data/en-es/test.everyday)
 # A line longer than the model's 256 positions is left empty (exit 2, named on stderr) and scores
 # as a miss; any other failure stops the run.
 run_translate() { "$translate" "$@" || (($? == 2)); }
