@@ -123,6 +123,25 @@ PMT_INLINE void attend(const float* q, size_t ld_q, const KV* k, const KV* v, si
   }
 }
 
+}  // namespace
+
+PMT_MULTIVERSION
+void PMT_KERNEL(attention)(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
+               float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
+               size_t d_head, bool causal, size_t q_offset, float* scratch) {
+  attend(q, ld_q, k, v, ld_kv, out, ld_out, q_len, kv_len, n_heads, d_head, causal, q_offset, scratch);
+}
+
+PMT_MULTIVERSION
+void PMT_KERNEL(attention_bf16)(const float* q, size_t ld_q, const uint16_t* k, const uint16_t* v, size_t ld_kv,
+                    float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
+                    size_t d_head, bool causal, size_t q_offset, float* scratch) {
+  attend(q, ld_q, k, v, ld_kv, out, ld_out, q_len, kv_len, n_heads, d_head, causal, q_offset, scratch);
+}
+
+#if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
+namespace {
+
 float widen(float x) { return x; }
 float widen(uint16_t x) { return simd::widen_bf16(x); }
 
@@ -156,21 +175,6 @@ void attend_ref(const float* q, size_t ld_q, const KV* k, const KV* v, size_t ld
 
 }  // namespace
 
-PMT_MULTIVERSION
-void PMT_KERNEL(attention)(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
-               float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
-               size_t d_head, bool causal, size_t q_offset, float* scratch) {
-  attend(q, ld_q, k, v, ld_kv, out, ld_out, q_len, kv_len, n_heads, d_head, causal, q_offset, scratch);
-}
-
-PMT_MULTIVERSION
-void PMT_KERNEL(attention_bf16)(const float* q, size_t ld_q, const uint16_t* k, const uint16_t* v, size_t ld_kv,
-                    float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
-                    size_t d_head, bool causal, size_t q_offset, float* scratch) {
-  attend(q, ld_q, k, v, ld_kv, out, ld_out, q_len, kv_len, n_heads, d_head, causal, q_offset, scratch);
-}
-
-#if !defined(PMT_NEON_COPY)  // the references and the rest are compiled once
 void attention_ref(const float* q, size_t ld_q, const float* k, const float* v, size_t ld_kv,
                    float* out, size_t ld_out, size_t q_len, size_t kv_len, size_t n_heads,
                    size_t d_head, bool causal, size_t q_offset, float* scratch) {
