@@ -263,6 +263,7 @@ int cmd_corpus(int argc, char** argv) {
   // The everyday test set's English counts as seen from the start: no source trains on it.
   std::vector<corpus::SentencePair> everyday_test_pairs;
   if (!corpus::read_parallel_files(everyday_test, &everyday_test_pairs, &error)) return fail(error, 2);
+  const std::vector<corpus::SentencePair>* everyday_train = nullptr;  // repeated in train
   corpus::SeenEnglish seen;
   for (const auto& p : everyday_test_pairs) {
     seen.text.insert(p.en);
@@ -275,6 +276,7 @@ int cmd_corpus(int argc, char** argv) {
       const int64_t test_like = corpus::drop_test_like(everyday_test_pairs, &documents);
       built.push_back(corpus::build_software_corpus(documents, source->held_out_buckets, &seen));
       sources.emplace_back(source->name, built.back().splits);
+      everyday_train = &built.back().splits[0];
       r << "everyday: " << documents.size() << " pairs written, " << test_like << " dropped as like a test sentence\n";
       report_clean_counts(r, source->name, built.back());
       continue;
@@ -361,9 +363,8 @@ int cmd_corpus(int argc, char** argv) {
   }
   corpus::NumberCopyCounts number_counts;
   numbers = corpus::number_copies(train, &number_counts);
-  for (const auto& [name, splits] : sources) {
-    if (name != "everyday") continue;
-    for (int64_t k = 1; k < everyday_repeat; ++k) repeats.insert(repeats.end(), splits[0].begin(), splits[0].end());
+  for (int64_t k = 1; everyday_train && k < everyday_repeat; ++k) {
+    repeats.insert(repeats.end(), everyday_train->begin(), everyday_train->end());
   }
   train.insert(train.end(), caps.begin(), caps.end());
   train.insert(train.end(), numbers.begin(), numbers.end());

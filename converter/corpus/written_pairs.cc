@@ -1,29 +1,14 @@
 #include "corpus/written_pairs.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 
-#include "corpus/debian_packages.h"
+#include "common/text_lines.h"
 #include "corpus/message_cleaning.h"
 
 namespace pmt::corpus {
 namespace fs = std::filesystem;
 namespace {
-
-// The lines of `bytes` without their "\n" (and a "\r" before it); a last line without "\n" counts.
-std::vector<std::string_view> split_lines(std::string_view bytes) {
-  std::vector<std::string_view> lines;
-  while (!bytes.empty()) {
-    const size_t end = bytes.find('\n');
-    std::string_view line = bytes.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (end == std::string_view::npos) break;
-    bytes.remove_prefix(end + 1);
-  }
-  return lines;
-}
 
 std::set<std::string> word_set(const std::string& s) {
   const std::vector<std::string> words = lower_words(s);
@@ -49,9 +34,8 @@ bool read_written_pairs(const fs::path& dir, std::vector<RawDocument>* documents
   if (files.empty()) return *error = dir.string() + " holds no .tsv file", false;
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
-    std::string bytes;
-    if (!read_file(file, &bytes, error)) return false;
-    const std::vector<std::string_view> lines = split_lines(bytes);
+    std::vector<std::string> lines;
+    if (*error = read_lines(file.string(), &lines); !error->empty()) return false;
     for (size_t n = 0; n < lines.size(); ++n) {
       const std::string_view line = lines[n];
       const size_t tab = line.find('\t');
@@ -68,15 +52,15 @@ bool read_written_pairs(const fs::path& dir, std::vector<RawDocument>* documents
 }
 
 bool read_parallel_files(const std::string& prefix, std::vector<SentencePair>* pairs, std::string* error) {
-  std::string en, es;
-  if (!read_file(prefix + ".en", &en, error) || !read_file(prefix + ".es", &es, error)) return false;
-  const std::vector<std::string_view> en_lines = split_lines(en), es_lines = split_lines(es);
+  std::vector<std::string> en_lines, es_lines;
+  if (*error = read_lines(prefix + ".en", &en_lines); !error->empty()) return false;
+  if (*error = read_lines(prefix + ".es", &es_lines); !error->empty()) return false;
   if (en_lines.size() != es_lines.size()) {
     return *error = prefix + ".en and .es differ in line count (" + std::to_string(en_lines.size()) + " vs " +
                     std::to_string(es_lines.size()) + ")",
            false;
   }
-  for (size_t i = 0; i < en_lines.size(); ++i) pairs->push_back({std::string(en_lines[i]), std::string(es_lines[i])});
+  for (size_t i = 0; i < en_lines.size(); ++i) pairs->push_back({std::move(en_lines[i]), std::move(es_lines[i])});
   return true;
 }
 

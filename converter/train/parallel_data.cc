@@ -3,10 +3,8 @@
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
-#include "utf8.h"  // runtime/src: the runtime's strict validator
+#include "common/text_lines.h"
 
 namespace pmt::train {
 
@@ -21,12 +19,6 @@ void ParallelData::add(std::span<const int32_t> src_pieces, std::span<const int3
   tokens.insert(tokens.end(), tgt_pieces.begin(), tgt_pieces.end());
   tokens.push_back(kEosId);
   pairs.push_back(p);
-}
-
-std::string check_utf8(std::string_view text) {
-  size_t offset = 0;
-  if (rt::valid_utf8(text, &offset)) return {};
-  return "not valid UTF-8 at byte " + std::to_string(offset);
 }
 
 std::string check_vocabulary(const sentencepiece::SentencePieceProcessor& sp, const ModelConfig& config) {
@@ -44,34 +36,6 @@ std::string check_vocabulary(const sentencepiece::SentencePieceProcessor& sp, co
   }
   return {};
 }
-
-namespace {
-
-// Reads a text file as lines ('\n' separated, a final line without '\n' counts, '\r' before
-// '\n' is dropped), checking UTF-8 on the way.
-std::string read_lines(const std::string& path, std::vector<std::string>* lines) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "cannot open " + path;
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return "cannot read " + path;
-  const std::string text = std::move(buf).str();
-  lines->clear();
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (std::string err = check_utf8(line); !err.empty())
-      return path + ":" + std::to_string(lines->size() + 1) + ": " + err;
-    lines->emplace_back(line);
-    start = end + 1;
-  }
-  return {};
-}
-
-}  // namespace
 
 std::string load_parallel(const std::string& prefix, const std::string& src_lang, const std::string& tgt_lang,
                           const sentencepiece::SentencePieceProcessor& sp, int32_t max_len, LengthPolicy policy,

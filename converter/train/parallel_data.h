@@ -59,8 +59,4 @@ std::string load_parallel(const std::string& prefix, const std::string& src_lang
 // special ids pad/unk/bos/eos equal the config's. Returns an error message or empty.
 std::string check_vocabulary(const sentencepiece::SentencePieceProcessor& sp, const ModelConfig& config);
 
-// Empty when `text` is well-formed UTF-8 (no overlongs, surrogates or code points > U+10FFFF),
-// otherwise a description of the first bad byte.
-std::string check_utf8(std::string_view text);
-
 }  // namespace pmt::train

@@ -348,9 +348,11 @@ void Network::encode_group(std::span<const std::span<const int32_t>> sources, si
     layer_norm(encoder_norm_, rows, x_, nullptr, normed_);
     memory = normed_;
   }
-  for (DecoderLayer& l : decoder_) {  // qkv_ is free once the encoder is done
-    linear(l.kv_proj, rows, memory, qkv_);
-    store_kv(qkv_, rows * 2 * D, l.cross_kv, base * 2 * D);
+  // A float cache takes the projection in place; a bfloat16 one through qkv_, free by now.
+  for (DecoderLayer& l : decoder_) {
+    float* kv = bf16_kv_ ? qkv_ : reinterpret_cast<float*>(l.cross_kv) + base * 2 * D;
+    linear(l.kv_proj, rows, memory, kv);
+    if (bf16_kv_) store_kv(kv, rows * 2 * D, l.cross_kv, base * 2 * D);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text_lines.h"
 #include "train/checkpoint.h"
 #include "train/ops/gemm.h"
 #include "train_test_util.h"
@@ -153,7 +154,7 @@ TEST_CASE("train --init: a new run from a checkpoint's weights, with --decay") {
 }
 
 TEST_CASE("check_utf8 rejects malformed sequences") {
-  using train::check_utf8;
+  using pmt::check_utf8;
   CHECK(check_utf8("plain ascii") == "");
   CHECK(check_utf8("Jehová, 日本, 😀") == "");
   CHECK(check_utf8("\xC3\x28") != "");          // bad continuation
