@@ -14,6 +14,7 @@ namespace pmt::cli {
 int cmd_prepare(int, char**);
 int cmd_corpus(int, char**);
 int cmd_vocab(int, char**);
+int cmd_extend_vocab(int, char**);
 int cmd_score(int, char**);
 int cmd_train(int, char**);
 int cmd_average(int, char**);
@@ -29,6 +30,7 @@ const std::vector<pmt::cli::Command> kCommands = {
     {"prepare", pmt::cli::cmd_prepare, "build data/<pair>/{train,valid,test}.{en,es} from the SWORD Bible modules"},
     {"corpus", pmt::cli::cmd_corpus, "build the general-domain corpus (Debian's translated software text + Bible) in data/en-es"},
     {"vocab", pmt::cli::cmd_vocab, "train the shared SentencePiece model on a prepared train split"},
+    {"extend-vocab", pmt::cli::cmd_extend_vocab, "add whole-word pieces for a text's fragmented words to a trained model's vocabulary"},
     {"score", pmt::cli::cmd_score, "BLEU and chrF of a hypothesis file against a reference file"},
     {"train", pmt::cli::cmd_train, "train the Transformer on a prepared corpus (or --benchmark training steps)"},
     {"average", pmt::cli::cmd_average, "average the parameters of several checkpoints"},
