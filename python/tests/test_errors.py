@@ -97,8 +97,9 @@ def test_values_out_of_range(default_translator):
         t.translate(["Hello."], length_penalty=-1.0)
     with pytest.raises(pocketmt.InvalidArgumentError):
         t.translate(["Hello."], max_length=1000)  # above max_tgt_len
-    with pytest.raises(pocketmt.InvalidArgumentError, match="sequence 1: token id 8000"):
-        t.translate_ids([[5, 6], [8000]])
+    vocab_size = t.model_info["vocab_size"]
+    with pytest.raises(pocketmt.InvalidArgumentError, match=f"sequence 1: token id {vocab_size}"):
+        t.translate_ids([[5, 6], [vocab_size]])
     with pytest.raises(pocketmt.InvalidArgumentError):
         t.translate_ids([[-1]])
     with pytest.raises(OverflowError):
