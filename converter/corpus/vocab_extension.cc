@@ -7,14 +7,12 @@
 #include <cstring>
 #include <map>
 
+#include "corpus/utf8.h"
+
 namespace pmt::corpus {
 namespace {
 
 constexpr std::string_view kWordStart = "\xE2\x96\x81";  // U+2581, SentencePiece's space
-
-size_t utf8_chars(std::string_view s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
 
 // Letters only (ASCII, Latin-1 and Latin Extended-A/B), with apostrophes between letters
 // ("don't"): a word with punctuation attached ("it." "¿Podría") is left to the old pieces, which
@@ -23,26 +21,12 @@ bool is_plain_word(std::string_view word) {
   const auto letter = [](char32_t c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7);
   };
-  char32_t previous = 0;
-  for (size_t i = 0; i < word.size();) {
-    const auto b = static_cast<unsigned char>(word[i]);
-    char32_t c = b;
-    size_t n = 1;
-    if (b >= 0xC0 && b < 0xE0 && i + 1 < word.size()) {
-      c = ((b & 0x1Fu) << 6) | (static_cast<unsigned char>(word[i + 1]) & 0x3Fu);
-      n = 2;
-    } else if (b >= 0x80) {
-      return false;  // three- and four-byte characters are no letters of these scripts
-    }
-    i += n;
-    if (c == '\'') {
-      if (!letter(previous) || i == word.size()) return false;
-    } else if (!letter(c)) {
-      return false;
-    }
-    previous = c;
+  const std::u32string chars = text::decode_utf8(word);
+  for (size_t i = 0; i < chars.size(); ++i) {
+    const bool apostrophe = chars[i] == '\'' && i > 0 && i + 1 < chars.size() && letter(chars[i - 1]);
+    if (!apostrophe && !letter(chars[i])) return false;
   }
-  return !word.empty();
+  return !chars.empty();
 }
 
 void put_varint(uint64_t v, std::string* out) {
@@ -55,6 +39,8 @@ void put_varint(uint64_t v, std::string* out) {
 std::vector<WordPieces> choose_new_pieces(const sentencepiece::SentencePieceProcessor& sp,
                                           const std::vector<std::string>& lines, const ExtensionOptions& options) {
   std::map<std::string, WordPieces> words;
+  std::vector<char> starts_word(static_cast<size_t>(sp.GetPieceSize()));
+  for (int id = 0; id < sp.GetPieceSize(); ++id) starts_word[static_cast<size_t>(id)] = sp.IdToPiece(id).starts_with(kWordStart);
   std::vector<int> ids;
   const auto count_word = [&](size_t begin, size_t end) {
     if (end - begin < 2) return;
@@ -75,15 +61,15 @@ std::vector<WordPieces> choose_new_pieces(const sentencepiece::SentencePieceProc
     if (!sp.Encode(line, &ids).ok()) continue;
     size_t begin = 0;
     for (size_t i = 1; i <= ids.size(); ++i) {
-      if (i == ids.size() || sp.IdToPiece(ids[i]).starts_with(kWordStart)) {
-        if (sp.IdToPiece(ids[begin]).starts_with(kWordStart)) count_word(begin, i);
+      if (i == ids.size() || starts_word[static_cast<size_t>(ids[i])]) {
+        if (starts_word[static_cast<size_t>(ids[begin])]) count_word(begin, i);
         begin = i;
       }
     }
   }
   std::vector<WordPieces> chosen;
   for (auto& [word, w] : words) {
-    if (w.count < options.min_count || utf8_chars(word) > options.max_chars ||
+    if (w.count < options.min_count || text::length_in_code_points(word) > options.max_chars ||
         !is_plain_word(std::string_view(word).substr(kWordStart.size())) ||
         sp.PieceToId(word) != sp.unk_id()) {
       continue;

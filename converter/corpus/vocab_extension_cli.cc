@@ -4,14 +4,15 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
 #include <iterator>
 
 #include "common/atomic_file.h"
 #include "common/text_lines.h"
 #include "corpus/cli_options.h"
+#include "corpus/debian_packages.h"
 #include "corpus/vocab_extension.h"
 #include "train/checkpoint.h"
+#include "train/parallel_data.h"
 
 namespace pmt::cli {
 namespace {
@@ -55,14 +56,16 @@ int cmd_extend_vocab(int argc, char** argv) {
     return 2;
   }
 
-  std::ifstream spm_file(spm_path, std::ios::binary);
-  const std::string serialized{std::istreambuf_iterator<char>(spm_file), {}};
+  std::string serialized, error;
+  if (!corpus::read_file(spm_path, &serialized, &error)) return fail(error);
   sentencepiece::SentencePieceProcessor sp;
-  if (!spm_file || !sp.LoadFromSerializedProto(serialized).ok()) return fail("cannot load " + spm_path);
+  if (!sp.LoadFromSerializedProto(serialized).ok()) return fail("cannot load " + spm_path);
   StFile checkpoint;
   ModelConfig config;
   if (std::string err = train::read_checkpoint(checkpoint_path, &checkpoint, &config); !err.empty()) return fail(err);
-  if (config.vocab_size != sp.GetPieceSize()) return fail(spm_path + " is not the vocabulary of " + checkpoint_path);
+  if (std::string err = train::check_vocabulary(sp, config); !err.empty()) {
+    return fail(spm_path + " is not the vocabulary of " + checkpoint_path + ": " + err);
+  }
   std::vector<std::string> lines;
   for (const std::string& text : texts) {
     std::vector<std::string> more;
