@@ -3,7 +3,9 @@
 # one run, with the project's scorer (BLEU and chrF2, sacreBLEU defaults), and checks the shared
 # normalization end to end: curly vs keyboard quotes, ALL-CAPS input, numbers kept.
 #   scripts/evaluate.sh --int8 MODEL.pmt [--fp32 MODEL.pmt] [--out DIR] [--no-apertium]
-#   scripts/evaluate.sh --checkpoint CKPT --spm SPM [--calib PREFIX] [--out DIR]   (exports both)
+#   scripts/evaluate.sh --checkpoint CKPT --spm SPM [--calib PREFIX] [--alpha A] [--out DIR]
+#     (exports both as the shipped file is: calibrated and shortlisted on PREFIX, default
+#     data/en-es/train; length penalty A, else the runtime's default)
 # Sets: data/en-es/test.{gettext,help,libreoffice,bible,everyday} (pmt-convert corpus; test.everyday
 # is held out of the written everyday pairs, "everyday-written") and tests/data/everyday/everyday.
 # Writes DIR/<set>.<system>.es and DIR/results.md (default DIR: runs/evaluate).
@@ -11,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 convert=build/converter/pmt-convert
 translate=build/tools/pmt-translate
-int8="" fp32="" ckpt="" spm="" calib=data/en-es/train out=runs/evaluate apertium=1
+int8="" fp32="" ckpt="" spm="" calib=data/en-es/train alpha=() out=runs/evaluate apertium=1
 while (($#)); do
   case "$1" in
     --int8) int8=$2; shift 2 ;;
@@ -19,6 +21,7 @@ while (($#)); do
     --checkpoint) ckpt=$2; shift 2 ;;
     --spm) spm=$2; shift 2 ;;
     --calib) calib=$2; shift 2 ;;
+    --alpha) alpha=(--alpha "$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
     --no-apertium) apertium=0; shift ;;
     *) echo "evaluate.sh: unknown option $1" >&2; exit 2 ;;
@@ -29,7 +32,7 @@ if [[ -n "$ckpt" ]]; then
   [[ -n "$spm" ]] || { echo "evaluate.sh: --checkpoint needs --spm" >&2; exit 2; }
   for dtype in f32 int8; do
     "$convert" export --checkpoint "$ckpt" --spm "$spm" --out "$out/model-$dtype.pmt" --dtype "$dtype" \
-      --calib-data "$calib" | tail -n 1
+      --calib-data "$calib" --shortlist "$calib" "${alpha[@]}" | tail -n 1
   done
   fp32=$out/model-f32.pmt int8=$out/model-int8.pmt
 fi
