@@ -28,6 +28,10 @@ while (($#)); do
   esac
 done
 mkdir -p "$out"
+if [[ -z "$ckpt" && ${#alpha[@]} -gt 0 ]]; then
+  echo "evaluate.sh: --alpha is stored at export: give it with --checkpoint (a .pmt file carries its own)" >&2
+  exit 2
+fi
 if [[ -n "$ckpt" ]]; then
   [[ -n "$spm" ]] || { echo "evaluate.sh: --checkpoint needs --spm" >&2; exit 2; }
   for dtype in f32 int8; do
