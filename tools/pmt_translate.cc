@@ -73,6 +73,11 @@ int parse_args(int argc, char** argv, Args* a) {
                  "length penalty exponent (default: the model's own, 0.6 where the file has none)")
       ->type_name("A")
       ->check(pmt::cli::real_range(0, 1e30));
+  app.add_option("--letter-penalty", a->translate.letter_penalty,
+                 "subtract P from the log-probability of every one-letter piece inside a word, against spelling "
+                 "unknown words letter by letter; 0 = off (default: the model's own, 0 where it has none)")
+      ->type_name("P")
+      ->check(pmt::cli::real_range(0, 100));
   app.add_option("-t,--threads", a->load.threads, "threads (default 1)")->type_name("N")->check(positive);
   app.add_option("--batch", a->load.max_batch, "sentences translated together (default 4)")->type_name("B")->check(positive);
   app.add_flag("--no-split", [a](int64_t) { a->split = false; },

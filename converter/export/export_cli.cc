@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "common/safetensors.h"
 #include "corpus/cli_options.h"
@@ -47,7 +48,7 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
-  std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1", alpha_text;
+  std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1", alpha_text, letter_text;
   std::string shortlist_prefix, frequent_text = std::to_string(exporter::ShortlistOptions{}.frequent),
                                 per_source_text = std::to_string(exporter::ShortlistOptions{}.per_source);
   bool quiet = false;
@@ -67,6 +68,9 @@ int cmd_export(int argc, char** argv) {
       {"--alpha", &alpha_text, nullptr,
        "the length penalty translations get by default (metadata decode.alpha; choose it on validation data, "
        "docs/model-format.md); without it the runtime uses 0.6", "A"},
+      {"--letter-penalty", &letter_text, nullptr,
+       "the letter penalty translations get by default (metadata decode.letter_penalty; choose it on validation "
+       "data, docs/model-format.md); without it the runtime uses 0 (off)", "P"},
       {"--shortlist", &shortlist_prefix, nullptr,
        "build the output layer's vocabulary shortlist from these sentence pairs (PREFIX.<src> / PREFIX.<tgt>, "
        "e.g. the training data) and store it in the file (docs/model-format.md)", "PREFIX"},
@@ -109,16 +113,20 @@ int cmd_export(int argc, char** argv) {
     return 2;
   shortlist_options.frequent = static_cast<size_t>(frequent);
   shortlist_options.per_source = static_cast<size_t>(per_source);
-  std::string alpha_metadata;
-  if (!alpha_text.empty()) {
-    const double alpha = std::strtod(alpha_text.c_str(), &end);
-    if (*end != '\0' || !(alpha >= 0.0 && alpha <= 100.0))
-      return usage_error("--alpha must be a number in [0, 100], got '" + alpha_text + "'");
+  // Decode settings stored as metadata: plain decimals in [0, 100], as the loader reads them.
+  std::map<std::string, std::string> settings;
+  for (auto [flag, text, key] : {std::tuple{"--alpha", &alpha_text, "decode.alpha"},
+                                 {"--letter-penalty", &letter_text, "decode.letter_penalty"}}) {
+    if (text->empty()) continue;
+    const double value = std::strtod(text->c_str(), &end);
+    if (*end != '\0' || !(value >= 0.0 && value <= 100.0))
+      return usage_error(std::string(flag) + " must be a number in [0, 100], got '" + *text + "'");
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4f", alpha);  // the plain decimal the loader reads
-    alpha_metadata = buf;
-    alpha_metadata.erase(alpha_metadata.find_last_not_of('0') + 1);
-    if (alpha_metadata.back() == '.') alpha_metadata.pop_back();
+    std::snprintf(buf, sizeof buf, "%.4f", value);
+    std::string decimal = buf;
+    decimal.erase(decimal.find_last_not_of('0') + 1);
+    if (decimal.back() == '.') decimal.pop_back();
+    settings[key] = decimal;
   }
 
   StFile checkpoint;
@@ -165,7 +173,7 @@ int cmd_export(int argc, char** argv) {
                                                   {"tokenizer_file", spm_path},
                                                   {"exported_by", "pmt-convert export"}};
   if (opts.dtype == DType::I8) metadata["calibration_data"] = calib_prefix + "." + src + " / ." + tgt;
-  if (!alpha_metadata.empty()) metadata["decode.alpha"] = alpha_metadata;
+  metadata.insert(settings.begin(), settings.end());
   if (opts.shortlist != nullptr)
     metadata["shortlist"] = shortlist_prefix + "." + src + " / ." + tgt + ": " + frequent_text + " frequent, " +
                             per_source_text + " per source piece (Dice, at least " +

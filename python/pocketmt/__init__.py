@@ -59,13 +59,13 @@ class _Failure:
 _END = object()  # the streaming worker is done
 
 
-def _alpha(length_penalty: Optional[float]) -> float:
-    """The runtime's alpha: None asks for the model's own (the runtime's negative value)."""
-    if length_penalty is None:
+def _setting(name: str, value: Optional[float]) -> float:
+    """A runtime setting whose negative value asks for the model's own: None does here."""
+    if value is None:
         return -1.0
-    if not length_penalty >= 0:
-        raise InvalidArgumentError(f"length_penalty = {length_penalty} must be >= 0 (None: the model's own)")
-    return length_penalty
+    if not value >= 0:
+        raise InvalidArgumentError(f"{name} = {value} must be >= 0 (None: the model's own)")
+    return value
 
 
 class Translator:
@@ -113,6 +113,7 @@ class Translator:
         language: str = "en",
         shortlist: bool = True,
         copy_numbers: bool = True,
+        letter_penalty: Optional[float] = None,
     ) -> Union[List[str], List[Tuple[str, float]]]:
         """Translates texts (str, or bytes holding UTF-8), one result per text, in order.
 
@@ -138,6 +139,10 @@ class Translator:
             copy_numbers: the numbers of each output are exactly its source's (each as often,
                 with separators where the source has them, "," and "." interchangeable); the
                 model places them. False leaves digits to the model.
+            letter_penalty: subtracted from the log-probability of every one-letter piece
+                inside a word, so that the model spells unknown words letter by letter less
+                ("arrrepepsa"); 0 = off, at most 100; None: the model's own
+                (``model_info["default_letter_penalty"]``).
 
         Returns:
             list of str, or of (str, float) with ``return_scores``.
@@ -149,8 +154,8 @@ class Translator:
             InvalidArgumentError: (a ValueError) a search option out of range.
         """
         return self._impl.translate_texts(
-            texts, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, copy_numbers, split,
-            language, return_scores,
+            texts, beam_size, _setting("length_penalty", length_penalty), max_length, no_repeat_ngram, shortlist,
+            copy_numbers, _setting("letter_penalty", letter_penalty), split, language, return_scores,
         )
 
     def translate_iterable(
@@ -186,6 +191,7 @@ class Translator:
         language: str = "en",
         shortlist: bool = True,
         copy_numbers: bool = True,
+        letter_penalty: Optional[float] = None,
     ) -> Iterator[str]:
         """Yields the translation of one text piece by piece as the decoder decides it: each
         token's text (a word-initial token starts with a space) and the whitespace between
@@ -202,11 +208,12 @@ class Translator:
                 self._impl.stream_text(
                     text,
                     beam_size,
-                    _alpha(length_penalty),
+                    _setting("length_penalty", length_penalty),
                     max_length,
                     no_repeat_ngram,
                     shortlist,
                     copy_numbers,
+                    _setting("letter_penalty", letter_penalty),
                     split,
                     language,
                     pieces.put,
@@ -239,6 +246,7 @@ class Translator:
         return_scores: bool = False,
         shortlist: bool = True,
         copy_numbers: bool = True,
+        letter_penalty: Optional[float] = None,
     ) -> Union[List[List[int]], List[Tuple[List[int], float]]]:
         """Translates sentences given as token ids (without EOS, which the runtime appends),
         ``max_batch`` per runtime call; no sentence splitting or cutting.
@@ -247,8 +255,8 @@ class Translator:
             sources: one sequence of ids per sentence, each id in [0, vocab_size). A 1-D
                 C-contiguous numpy.int32 array (or array.array("i")) is read in place, without
                 a copy; lists and other integer arrays are copied.
-            beam_size, length_penalty, max_length, no_repeat_ngram, shortlist, copy_numbers: as for
-                ``translate``.
+            beam_size, length_penalty, max_length, no_repeat_ngram, shortlist, copy_numbers,
+                letter_penalty: as for ``translate``.
             return_scores: also return the log-probability of each output (EOS included).
 
         Returns:
@@ -260,8 +268,8 @@ class Translator:
             InvalidArgumentError: (a ValueError) an id outside the vocabulary, or bad options.
         """
         return self._impl.translate_ids(
-            sources, beam_size, _alpha(length_penalty), max_length, no_repeat_ngram, shortlist, copy_numbers,
-            return_scores,
+            sources, beam_size, _setting("length_penalty", length_penalty), max_length, no_repeat_ngram, shortlist,
+            copy_numbers, _setting("letter_penalty", letter_penalty), return_scores,
         )
 
     def score(self, sources: Iterable[Ids], targets: Iterable[Ids]) -> List[float]:

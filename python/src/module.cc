@@ -216,7 +216,7 @@ class Utf8Joiner {
 };
 
 pmt::TranslateOptions search_options(int32_t beam, float alpha, int32_t max_len, int32_t no_repeat_ngram,
-                                     bool shortlist, bool copy_numbers) {
+                                     bool shortlist, bool copy_numbers, float letter_penalty) {
   pmt::TranslateOptions o;
   o.beam = beam;
   o.alpha = alpha;
@@ -224,6 +224,7 @@ pmt::TranslateOptions search_options(int32_t beam, float alpha, int32_t max_len,
   o.no_repeat_ngram = no_repeat_ngram;
   o.shortlist = shortlist;
   o.copy_numbers = copy_numbers;
+  o.letter_penalty = letter_penalty;
   return o;
 }
 
@@ -385,6 +386,7 @@ class PyTranslator {
     info["vocab_size"] = c.vocab_size;
     info["arena_bytes"] = translator_->arena_bytes();
     info["default_length_penalty"] = translator_->default_alpha();
+    info["default_letter_penalty"] = translator_->default_letter_penalty();
     info["shortlist"] = translator_->has_shortlist();
     info["config"] = config;
     info["limits"] = limits;
@@ -415,8 +417,9 @@ class PyTranslator {
 };
 
 pmt::TextOptions text_options(int32_t beam, float alpha, int32_t max_len, int32_t no_repeat_ngram, bool shortlist,
-                              bool copy_numbers, bool split, std::string_view language) {
-  return {search_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers), split, language};
+                              bool copy_numbers, float letter_penalty, bool split, std::string_view language) {
+  return {search_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers, letter_penalty), split,
+          language};
 }
 
 // Creates pocketmt._native.<name>(bases...) with a `code` class attribute, into the module.
@@ -466,37 +469,43 @@ PYBIND11_MODULE(_native, m) {
       .def(
           "translate_texts",
           [](PyTranslator& t, const py::handle& texts, int32_t beam, float alpha, int32_t max_len,
-             int32_t no_repeat_ngram, bool shortlist, bool copy_numbers, bool split, const std::string& language,
+             int32_t no_repeat_ngram, bool shortlist, bool copy_numbers, float letter_penalty, bool split,
+             const std::string& language,
              bool scores) {
             return t.translate_texts(
-                texts, text_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers, split, language),
+                texts, text_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers, letter_penalty, split,
+                             language),
                 scores);
           },
           py::arg("texts"), py::arg("beam"), py::arg("alpha"), py::arg("max_len"), py::arg("no_repeat_ngram"),
-          py::arg("shortlist"), py::arg("copy_numbers"), py::arg("split"), py::arg("language"), py::arg("scores"),
+          py::arg("shortlist"), py::arg("copy_numbers"), py::arg("letter_penalty"), py::arg("split"), py::arg("language"), py::arg("scores"),
           "Translates paragraphs (list of str/bytes) as the translate CLI does; list[str] or "
           "list[tuple[str, float]].")
       .def(
           "stream_text",
           [](PyTranslator& t, const py::handle& text, int32_t beam, float alpha, int32_t max_len,
-             int32_t no_repeat_ngram, bool shortlist, bool copy_numbers, bool split, const std::string& language,
+             int32_t no_repeat_ngram, bool shortlist, bool copy_numbers, float letter_penalty, bool split,
+             const std::string& language,
              const py::function& on_piece) {
             t.stream_text(
-                text, text_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers, split, language),
+                text, text_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers, letter_penalty, split,
+                             language),
                 on_piece);
           },
           py::arg("text"), py::arg("beam"), py::arg("alpha"), py::arg("max_len"), py::arg("no_repeat_ngram"),
-          py::arg("shortlist"), py::arg("copy_numbers"), py::arg("split"), py::arg("language"), py::arg("on_piece"),
+          py::arg("shortlist"), py::arg("copy_numbers"), py::arg("letter_penalty"), py::arg("split"), py::arg("language"), py::arg("on_piece"),
           "Translates one text, calling on_piece(str) for each part as soon as it is final.")
       .def(
           "translate_ids",
           [](PyTranslator& t, const py::handle& sources, int32_t beam, float alpha, int32_t max_len,
-             int32_t no_repeat_ngram, bool shortlist, bool copy_numbers, bool scores) {
+             int32_t no_repeat_ngram, bool shortlist, bool copy_numbers, float letter_penalty, bool scores) {
             return t.translate_ids(
-                sources, search_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers), scores);
+                sources, search_options(beam, alpha, max_len, no_repeat_ngram, shortlist, copy_numbers, letter_penalty),
+                scores);
           },
           py::arg("sources"), py::arg("beam"), py::arg("alpha"), py::arg("max_len"), py::arg("no_repeat_ngram"),
-          py::arg("shortlist"), py::arg("copy_numbers"), py::arg("scores"), "Sentence-level search on token ids (EOS appended by the runtime).")
+          py::arg("shortlist"), py::arg("copy_numbers"), py::arg("letter_penalty"), py::arg("scores"),
+          "Sentence-level search on token ids (EOS appended by the runtime).")
       .def("score", &PyTranslator::score, py::arg("sources"), py::arg("targets"),
            "log P(target + EOS | source) per pair, natural log.")
       .def("encode", &PyTranslator::encode, py::arg("text"), "The model's SentencePiece ids of a text.")

@@ -21,6 +21,7 @@ SEARCHES = [
     (["--beam", "2", "--alpha", "1.0", "--max-len", "20"], {"beam_size": 2, "length_penalty": 1.0, "max_length": 20}),
     (["--no-shortlist"], {"shortlist": False}),  # every logit, where the model has a shortlist
     (["--no-copy-numbers"], {"copy_numbers": False}),  # digits left to the model
+    (["--letter-penalty", "2.5"], {"letter_penalty": 2.5}),
 ]
 
 
@@ -35,7 +36,7 @@ def translator(model):
     return pocketmt.Translator(model)
 
 
-@pytest.mark.parametrize("cli_options,kwargs", SEARCHES, ids=["beam4", "greedy", "beam2-maxlen", "no-shortlist", "no-copy-numbers"])
+@pytest.mark.parametrize("cli_options,kwargs", SEARCHES, ids=["beam4", "greedy", "beam2-maxlen", "no-shortlist", "no-copy-numbers", "letter-penalty"])
 def test_translate_equals_cli(translate_bin, model, translator, bible_lines, cli_options, kwargs):
     expected = run_cli(translate_bin, model, BIBLE_SAMPLE, *cli_options)
     assert len(expected) == len(bible_lines) == 48
@@ -127,6 +128,8 @@ def test_model_info_equals_inspect(convert_bin, model, translator):
     assert info["path"] == str(model)
     stored = inspect["metadata"].get("decode.alpha")
     assert info["default_length_penalty"] == pytest.approx(float(stored) if stored else 0.6)
+    stored = inspect["metadata"].get("decode.letter_penalty")
+    assert info["default_letter_penalty"] == pytest.approx(float(stored) if stored else 0.0)
     assert info["shortlist"] == (inspect["shortlist"] is not None)
 
 

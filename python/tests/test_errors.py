@@ -70,6 +70,7 @@ def test_wrong_types(default_translator):
         lambda: t.translate([["Hello."]]),
         lambda: t.translate(["Hello."], beam_size="4"),
         lambda: t.translate(["Hello."], length_penalty="0.6"),
+        lambda: t.translate(["Hello."], letter_penalty="1"),
         lambda: t.stream(42).__next__(),
         lambda: t.translate_ids("1 2 3"),
         lambda: t.translate_ids([[1.5, 2]]),
@@ -95,6 +96,10 @@ def test_values_out_of_range(default_translator):
         t.translate(["Hello."], beam_size=9)
     with pytest.raises(pocketmt.InvalidArgumentError):
         t.translate(["Hello."], length_penalty=-1.0)
+    with pytest.raises(pocketmt.InvalidArgumentError, match="letter_penalty = -1.0 must be >= 0"):
+        t.translate(["Hello."], letter_penalty=-1.0)
+    with pytest.raises(pocketmt.InvalidArgumentError, match=r"letter_penalty = 101 is outside \[0, 100\]"):
+        t.translate_ids([[5, 6]], letter_penalty=101.0)
     with pytest.raises(pocketmt.InvalidArgumentError):
         t.translate(["Hello."], max_length=1000)  # above max_tgt_len
     vocab_size = t.model_info["vocab_size"]

@@ -57,7 +57,7 @@ pmt::TranslateOptions translate_options(const pmt_translate_options* o) {
   pmt::TranslateOptions t;
   if (o != nullptr)
     t = {o->beam,          o->alpha,           o->max_len,           o->max_len_ratio, o->max_len_extra,
-         o->no_repeat_ngram, o->shortlist != 0, o->copy_numbers != 0};
+         o->no_repeat_ngram, o->shortlist != 0, o->copy_numbers != 0, o->letter_penalty};
   return t;
 }
 
@@ -104,7 +104,7 @@ void pmt_translate_options_init(pmt_translate_options* options) {
   const pmt::TranslateOptions d;
   *options = {d.beam,         d.alpha,           d.max_len,
               d.max_len_ratio, d.max_len_extra,   d.no_repeat_ngram,
-              d.shortlist ? 1 : 0, d.copy_numbers ? 1 : 0};
+              d.shortlist ? 1 : 0, d.copy_numbers ? 1 : 0, d.letter_penalty};
 }
 
 void pmt_text_options_init(pmt_text_options* options) {

@@ -97,6 +97,13 @@ uint32_t to_lower(uint32_t c) {
 bool is_upper(uint32_t c) { return to_lower(c) != c || c == 0x130; }
 bool is_lower(uint32_t c) { return to_upper(c) != c; }
 
+bool is_one_letter(std::string_view text) {
+  if (text.empty()) return false;
+  size_t n;
+  const uint32_t c = decode(text, 0, &n);
+  return n == text.size() && (is_upper(c) || is_lower(c));
+}
+
 bool is_all_caps(std::string_view sentence) {
   size_t upper = 0, lower = 0;
   for (size_t i = 0, n; i < sentence.size(); i += n) {

@@ -19,6 +19,10 @@ uint32_t to_lower(uint32_t c);
 bool is_upper(uint32_t c);  // a capital letter, İ included
 bool is_lower(uint32_t c);
 
+// Whether `text` (valid UTF-8) is exactly one letter (is_upper or is_lower): the vocabulary
+// pieces that TranslateOptions::letter_penalty applies to, when they continue a word.
+bool is_one_letter(std::string_view text);
+
 // Whether a sentence (valid UTF-8) is written in capitals: at least 4 capital letters and at
 // most one small letter for every 10 capitals ("READ THE MANUAL (v2)." is; "NASA launched a
 // rocket." and "OK." are not).

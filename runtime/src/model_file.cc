@@ -207,6 +207,29 @@ std::string check_shortlist(const fb::Shortlist& list, int32_t vocab, ShortlistV
   return {};
 }
 
+// A decode setting of the metadata: a plain decimal (digits, at most one point) in [0, 100], read
+// by hand since strtod would follow the host program's locale. Anything else is refused, not
+// guessed at.
+bool parse_setting(std::string_view text, float* out) {
+  double value = 0.0, unit = 1.0;
+  bool point = false, digits = false;
+  if (text.size() > 16) return false;
+  for (const char ch : text) {
+    if (ch == '.' && !point) {
+      point = true;
+    } else if (ch >= '0' && ch <= '9') {
+      digits = true;
+      if (point) value += (ch - '0') * (unit /= 10.0);
+      else value = value * 10.0 + (ch - '0');
+    } else {
+      return false;
+    }
+  }
+  if (!digits || value > 100.0) return false;
+  *out = static_cast<float>(value);
+  return true;
+}
+
 }  // namespace
 
 float half_to_float(uint16_t h) {
@@ -478,26 +501,10 @@ std::string ModelFile::load() {
     for (const fb::KeyValue* kv : *md)
       metadata_.emplace_back(kv->key() ? kv->key()->string_view() : std::string_view{},
                              kv->value() ? kv->value()->string_view() : std::string_view{});
-  if (const std::string_view alpha = metadata("decode.alpha"); !alpha.empty()) {
-    // A plain decimal (digits, at most one point), read by hand: strtod would follow the host
-    // program's locale. Anything else is refused, not guessed at.
-    double value = 0.0, unit = 1.0;
-    bool point = false, digits = false, plain = alpha.size() <= 16;
-    for (const char ch : alpha) {
-      if (ch == '.' && !point) {
-        point = true;
-      } else if (ch >= '0' && ch <= '9') {
-        digits = true;
-        if (point) value += (ch - '0') * (unit /= 10.0);
-        else value = value * 10.0 + (ch - '0');
-      } else {
-        plain = false;
-      }
-    }
-    if (!plain || !digits || value > 100.0)
-      return "metadata decode.alpha = '" + std::string(alpha) + "' is not a length penalty in [0, 100]";
-    default_alpha_ = static_cast<float>(value);
-  }
+  for (auto [key, what, value] : {std::tuple{"decode.alpha", "a length penalty", &default_alpha_},
+                                  {"decode.letter_penalty", "a letter penalty", &default_letter_penalty_}})
+    if (const std::string_view text = metadata(key); !text.empty() && !parse_setting(text, value))
+      return "metadata " + std::string(key) + " = '" + std::string(text) + "' is not " + what + " in [0, 100]";
   if (const fb::Shortlist* list = model->shortlist()) {
     if (std::string why = check_shortlist(*list, c.vocab_size, &shortlist_.emplace()); !why.empty())
       return "shortlist: " + why;

@@ -54,6 +54,8 @@ void Search::bind(ArenaLayout& arena) {
   if (digit_ != nullptr) std::fill_n(digit_, net_->config().vocab_size, int8_t{-1});
   n_digit_tokens_ = 0;
   separator_ = arena.take<bool>(net_->config().vocab_size);
+  letter_ = arena.take<bool>(net_->config().vocab_size);
+  if (letter_ != nullptr) std::fill_n(letter_, net_->config().vocab_size, false);
   src_digits_ = arena.take<int8_t>(batch * lim.max_src_len);
   src_start_ = arena.take<int32_t>(batch * lim.max_src_len);
   src_len_ = arena.take<int32_t>(batch * lim.max_src_len);
@@ -208,7 +210,13 @@ void Search::block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n
   }
 }
 
-void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
+void Search::penalize_letters(size_t b, float penalty, float* log_probs) const {
+  if (penalty == 0.f) return;
+  for (size_t col = 0, n = net_->columns(b); col < n; ++col)
+    if (letter_[net_->column_token(b, col)]) log_probs[col] -= penalty;
+}
+
+void Search::greedy(size_t count, const int32_t* max_len, const SearchSettings& settings, TokenSink sink,
                     Hypothesis* out, std::span<const std::span<const int32_t>> numbers) {
   const ModelConfig& c = net_->config();
   const size_t V = c.vocab_size;
@@ -227,7 +235,8 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
       float* row = net_->logits() + r * V;
       const size_t n = net_->columns(b);
       kernels::log_softmax(row, row, n);
-      block_repeats(b, history(slots_[r]), pos, no_repeat, row);
+      block_repeats(b, history(slots_[r]), pos, settings.no_repeat, row);
+      penalize_letters(b, settings.letter_penalty, row);
       constrain_numbers(b, history(slots_[r]), pos, row);
       const size_t best = kernels::argmax(row, n);
       const int32_t token = net_->column_token(b, best);
@@ -242,13 +251,13 @@ void Search::greedy(size_t count, const int32_t* max_len, float alpha, size_t no
       }
       if (h.complete || static_cast<int32_t>(pos + 1) == max_len[b]) {
         done_[b] = true;
-        h.score = normalized(h.log_prob, h.length + (h.complete ? 1 : 0), alpha);
+        h.score = normalized(h.log_prob, h.length + (h.complete ? 1 : 0), settings.alpha);
       }
     }
   }
 }
 
-void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
+void Search::beam(size_t count, size_t k, const int32_t* max_len, const SearchSettings& settings, TokenSink sink,
                   Hypothesis* out, std::span<const std::span<const int32_t>> numbers) {
   const ModelConfig& c = net_->config();
   const size_t V = c.vocab_size;
@@ -285,7 +294,8 @@ void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, s
       for (int32_t j = 0; j < n_live_[b]; ++j, ++r) {
         float* row = net_->logits() + r * V;
         kernels::log_softmax(row, row, n);
-        block_repeats(b, history(slots_[r]), pos, no_repeat, row);
+        block_repeats(b, history(slots_[r]), pos, settings.no_repeat, row);
+        penalize_letters(b, settings.letter_penalty, row);
         constrain_numbers(b, history(slots_[r]), pos, row);
         kernels::top_k(row, n, per_hyp, top_idx_, top_val_);
         const float base = slot_log_prob_[slots_[r]];
@@ -298,13 +308,13 @@ void Search::beam(size_t count, size_t k, const int32_t* max_len, float alpha, s
       for (size_t i = 0; i < m && n_new < k; ++i) {
         const Candidate cand = candidates_[i];
         if (cand.token == c.eos_id) {
-          if (i < k) finish(b, k, cand, pos, alpha);
+          if (i < k) finish(b, k, cand, pos, settings.alpha);
           continue;
         }
         candidates_[n_new++] = cand;
       }
       if (n_finished_[b] < static_cast<int32_t>(k) && static_cast<int32_t>(pos + 1) == max_len[b]) {
-        for (size_t i = 0; i < n_new; ++i) finish(b, k, candidates_[i], pos, alpha);
+        for (size_t i = 0; i < n_new; ++i) finish(b, k, candidates_[i], pos, settings.alpha);
         n_new = 0;
       }
       if (n_finished_[b] >= static_cast<int32_t>(k) || n_new == 0) {

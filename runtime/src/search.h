@@ -44,6 +44,13 @@ struct LogitsSink {
   void* context = nullptr;
 };
 
+// What one call asks of the search besides its sentences (see Search::greedy).
+struct SearchSettings {
+  float alpha = 0.6f;          // length penalty exponent (Wu et al. 2016)
+  size_t no_repeat = 0;        // repetition block: n-gram size, 0 = off
+  float letter_penalty = 0.f;  // subtracted per letter piece, >= 0
+};
+
 class Search {
  public:
   explicit Search(Network* network) : net_(network) {}
@@ -57,13 +64,19 @@ class Search {
   // Marks token `id` ("," or ".") as a separator inside numbers: between two digits it joins
   // them into one number (1,250 and 1.250 are both the number 1250).
   void mark_number_separator(int32_t id) { separator_[id] = true; }
+  // Marks token `id` as a letter piece: one letter inside a word (no word boundary before it),
+  // what a model spells an unfamiliar word with. Call after bind.
+  void mark_letter_piece(int32_t id) { letter_[id] = true; }
   static constexpr size_t kMaxDigitTokens = 32;
 
   // The sentences were encoded by network->encode() (sentence b = index b). max_len[b]: most
-  // output tokens of sentence b, EOS included, <= max_tgt_len. no_repeat > 0: no hypothesis
-  // produces an n-gram of no_repeat tokens it already holds, unless the n-gram has a digit piece
-  // (a guard against the loops of a weak model, as no_repeat_ngram_size in CTranslate2 and
-  // fairseq). Results in out[b].
+  // output tokens of sentence b, EOS included, <= max_tgt_len. Results in out[b].
+  // settings.no_repeat > 0: no hypothesis produces an n-gram of no_repeat tokens it already
+  // holds, unless the n-gram has a digit piece (a guard against the loops of a weak model, as
+  // no_repeat_ngram_size in CTranslate2 and fairseq).
+  // settings.letter_penalty > 0: subtracted from the log-probability of every letter piece
+  // (mark_letter_piece) at every step, so a hypothesis's log_prob is its log-probability minus
+  // letter_penalty per letter piece it holds; see TranslateOptions::letter_penalty.
   // numbers: empty, or the encoded sources (numbers[b] for sentence b, each within max_src_len)
   // whose numbers every output copies. A number is a run of digit pieces, a separator piece
   // between two digits joining it (its value is its digits: 1,250.5 is 12505). Each number of
@@ -71,9 +84,9 @@ class Search {
   // there with separators where the source has them (either one: 1,250 may become 1.250), and
   // EOS comes only after all of them (a hypothesis stopped by max_len may lack some). The model
   // still chooses where each number goes and what surrounds it.
-  void greedy(size_t count, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink, Hypothesis* out,
+  void greedy(size_t count, const int32_t* max_len, const SearchSettings& settings, TokenSink sink, Hypothesis* out,
               std::span<const std::span<const int32_t>> numbers = {});
-  void beam(size_t count, size_t k, const int32_t* max_len, float alpha, size_t no_repeat, TokenSink sink,
+  void beam(size_t count, size_t k, const int32_t* max_len, const SearchSettings& settings, TokenSink sink,
             Hypothesis* out, std::span<const std::span<const int32_t>> numbers = {});
   // log_probs[b] = log P(targets[b] + EOS | source b), feeding BOS + targets[b].
   void score(std::span<const std::span<const int32_t>> targets, LogitsSink sink, float* log_probs);
@@ -102,6 +115,8 @@ class Search {
   // n-gram of tokens[0..pos), except n-grams with a digit piece. log_probs: one row of sentence
   // b's logit columns.
   void block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
+  // Subtracts `penalty` from the log-probability of every letter piece among sentence b's columns.
+  void penalize_letters(size_t b, float penalty, float* log_probs) const;
   // The numbers of tokens[0..n) as digit codes (the digit, plus 16 where a separator follows
   // it, appended to digits[]) and [start, length) spans of them; returns how many. With `open`, a number that reaches the end stays open: *open_len
   // gets its digit count (0: none) and *open_sep whether a separator follows its last digit.
@@ -144,6 +159,7 @@ class Search {
   int32_t digit_tokens_[kMaxDigitTokens] = {};
   size_t n_digit_tokens_ = 0;
   bool* separator_ = nullptr;  // [vocab_size]
+  bool* letter_ = nullptr;     // [vocab_size]
   // Number copying: per sentence the digits and numbers of its source ([max_batch][max_src_len]
   // each; count -1 = off); for one hypothesis its digits, numbers and used-number flags.
   int8_t* src_digits_ = nullptr;

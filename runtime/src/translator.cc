@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "arena.h"
+#include "letter_case.h"
 #include "mapped_pages.h"
 #include "network.h"
 #include "pocketmt/model_file.h"
@@ -108,6 +109,9 @@ struct Translator::Impl {
     if (!std::isfinite(options.alpha))
       return Status::error(ErrorCode::kInvalidArgument, "alpha = %g must be finite (negative: the model's own)",
                            options.alpha);
+    if (!(options.letter_penalty <= 100.f))
+      return Status::error(ErrorCode::kInvalidArgument,
+                           "letter_penalty = %g is outside [0, 100] (negative: the model's own)", options.letter_penalty);
     result_count = count;
     for (size_t i = 0; i < count; ++i) results[i] = Translation{};
     return {};
@@ -168,14 +172,16 @@ struct Translator::Impl {
         ctx->callback.fn(ctx->callback.user, event);
       };
     }
-    const float alpha = options.alpha < 0.f ? file->default_alpha() : options.alpha;
+    const rt::SearchSettings settings{
+        options.alpha < 0.f ? file->default_alpha() : options.alpha, static_cast<size_t>(options.no_repeat_ngram),
+        options.letter_penalty < 0.f ? file->default_letter_penalty() : options.letter_penalty};
     const std::span<const std::span<const int32_t>> numbers =
         options.copy_numbers ? std::span<const std::span<const int32_t>>(batch.data(), n)
                              : std::span<const std::span<const int32_t>>();
     if (options.beam == 1)
-      search.greedy(n, max_len, alpha, options.no_repeat_ngram, sink, hypotheses, numbers);
+      search.greedy(n, max_len, settings, sink, hypotheses, numbers);
     else
-      search.beam(n, options.beam, max_len, alpha, options.no_repeat_ngram, sink, hypotheses, numbers);
+      search.beam(n, options.beam, max_len, settings, sink, hypotheses, numbers);
     for (size_t k = 0; k < n; ++k) {
       const rt::Hypothesis& h = hypotheses[k];
       Translation& r = results[batch_index[k]];
@@ -243,6 +249,7 @@ const ModelConfig& Translator::config() const { return impl_->config(); }
 const LoadOptions& Translator::limits() const { return impl_->limits; }
 bool Translator::quantized() const { return impl_->file->quantized(); }
 float Translator::default_alpha() const { return impl_->file->default_alpha(); }
+float Translator::default_letter_penalty() const { return impl_->file->default_letter_penalty(); }
 size_t Translator::arena_bytes() const { return impl_->arena.size(); }
 const LoadTimes& Translator::load_times() const { return impl_->load_times; }
 bool Translator::has_shortlist() const { return impl_->network.has_shortlist(); }
@@ -336,6 +343,7 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
     if (piece.size() == 1 && piece[0] >= '0' && piece[0] <= '9') impl->search.mark_digit_piece(id, piece[0] - '0');
     if (const std::string_view text = impl->tokenizer.piece_text(id, false); text == "," || text == ".")
       impl->search.mark_number_separator(id);
+    if (rt::is_one_letter(impl->tokenizer.piece_text(id, false))) impl->search.mark_letter_piece(id);
   }
 
   const size_t batch = limits.max_batch;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../formats/temp_dir.h"
@@ -134,36 +135,58 @@ TEST_CASE("call options outside the load limits are refused") {
   CHECK(t->results()[0].tokens.size() + (t->results()[0].complete ? 1 : 0) <= 20);
 }
 
-TEST_CASE("the length penalty: the file's decode.alpha is the default, 0.6 without one, bad values refused") {
+// The decode settings a model file may store (decode.alpha, decode.letter_penalty): each is
+// the default of a call that leaves its option negative, the fallback without one.
+TEST_CASE("decode settings: the file's decode.alpha and decode.letter_penalty are the defaults, bad values refused") {
   const std::vector<std::vector<int32_t>> sources = {{5, 6, 7}, {9, 4}, {12}};
   auto model = make_model(tiny_config(), 1);
   model->init(5);
-  // Each call's results, as (tokens, score) per sentence.
-  auto run = [&](Translator& t, float alpha) {
-    REQUIRE(t.translate_ids(spans(sources), {.beam = 3, .alpha = alpha}).ok());
-    std::vector<std::pair<std::vector<int32_t>, float>> out;
-    for (const Translation& r : t.results()) out.emplace_back(tokens_of(r), r.score);
-    return out;
+  struct Setting {
+    const char* key;
+    float fallback;
+    float (Translator::*stored)() const;
+    float TranslateOptions::*option;
   };
-  auto plain = load(tiny_model(), {.max_batch = 3, .max_beam = 3});
-  CHECK(plain->default_alpha() == kFallbackAlpha);
-  CHECK(run(*plain, kModelAlpha) == run(*plain, 0.6f));
+  for (const Setting& setting : {Setting{"decode.alpha", kFallbackAlpha, &Translator::default_alpha, &TranslateOptions::alpha},
+                                 {"decode.letter_penalty", 0.f, &Translator::default_letter_penalty,
+                                  &TranslateOptions::letter_penalty}}) {
+    CAPTURE(setting.key);
+    // Each call's results, as (tokens, log_prob, score) per sentence.
+    auto run = [&](Translator& t, float value) {
+      TranslateOptions o{.beam = 3};
+      o.*setting.option = value;
+      REQUIRE(t.translate_ids(spans(sources), o).ok());
+      std::vector<std::tuple<std::vector<int32_t>, float, float>> out;
+      for (const Translation& r : t.results()) out.emplace_back(tokens_of(r), r.log_prob, r.score);
+      return out;
+    };
+    auto plain = load(tiny_model(), {.max_batch = 3, .max_beam = 3});
+    CHECK(((*plain).*setting.stored)() == setting.fallback);
+    CHECK(run(*plain, -1.f) == run(*plain, setting.fallback));
 
-  const ModelBytes tuned = export_model(*model, DType::F32, 1.1, {{"decode.alpha", "2.5"}});
-  auto t = load(tuned, {.max_batch = 3, .max_beam = 3});
-  CHECK(t->default_alpha() == 2.5f);
-  const auto by_default = run(*t, kModelAlpha);
-  CHECK(by_default == run(*t, 2.5f));
-  CHECK(by_default != run(*t, 0.6f));  // the scores differ: the stored value is the one used
-  CHECK(run(*t, -7.f) == by_default);  // any negative value asks for the model's
+    const ModelBytes tuned = export_model(*model, DType::F32, 1.1, {{setting.key, "2.5"}});
+    auto t = load(tuned, {.max_batch = 3, .max_beam = 3});
+    CHECK(((*t).*setting.stored)() == 2.5f);
+    const auto by_default = run(*t, -1.f);
+    CHECK(by_default == run(*t, 2.5f));
+    CHECK(by_default != run(*t, setting.fallback));  // the stored value is the one used
+    CHECK(run(*t, -7.f) == by_default);              // any negative value asks for the model's
 
-  for (const char* bad : {"abc", "-1", "1e3", "100.5", "1.2.3", ".", "0x10", " 1"}) {
+    for (const char* bad : {"abc", "-1", "1e3", "100.5", "1.2.3", ".", "0x10", " 1"}) {
+      CAPTURE(bad);
+      const ModelBytes file = export_model(*model, DType::F32, 1.1, {{setting.key, bad}});
+      std::unique_ptr<Translator> out;
+      const Status s = Translator::load(file.data(), file.size(), {}, &out);
+      CHECK(s.code() == ErrorCode::kBadModel);
+      CHECK(std::string(s.message()).find(setting.key) != std::string::npos);
+    }
+  }
+  auto t = load(tiny_model(), {.max_batch = 3, .max_beam = 3});
+  for (const float bad : {100.5f, NAN, INFINITY}) {
     CAPTURE(bad);
-    const ModelBytes file = export_model(*model, DType::F32, 1.1, {{"decode.alpha", bad}});
-    std::unique_ptr<Translator> out;
-    const Status s = Translator::load(file.data(), file.size(), {}, &out);
-    CHECK(s.code() == ErrorCode::kBadModel);
-    CHECK(std::string(s.message()).find("decode.alpha") != std::string::npos);
+    const Status s = t->translate_ids(spans(sources), {.beam = 1, .letter_penalty = bad});
+    CHECK(s.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(s.message()).find("letter_penalty") != std::string::npos);
   }
 }
 
@@ -253,6 +276,7 @@ TEST_CASE("the C API: load, translate strings and ids, results, errors") {
   pmt_translate_options_init(&topt);
   CHECK(topt.shortlist == 1);
   CHECK(topt.copy_numbers == 1);
+  CHECK(topt.letter_penalty < 0.f);  // the model's own
   topt.beam = 2;
   struct Count {
     int events = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <regex>
 #include <string>
@@ -73,9 +74,9 @@ TEST_CASE("beam search with k = 1 equals greedy search") {
     const std::vector<int32_t> max_len = {40, 5, 40, 12, 1};
     e.network.encode(spans(sources), false);
     std::vector<rt::Hypothesis> greedy(sources.size()), beam(sources.size());
-    e.search.greedy(sources.size(), max_len.data(), 0.6f, 0, {}, greedy.data());
+    e.search.greedy(sources.size(), max_len.data(), {.alpha = 0.6f}, {}, greedy.data());
     const std::vector<Result> g = copy_out(greedy);
-    e.search.beam(sources.size(), 1, max_len.data(), 0.6f, 0, {}, beam.data());
+    e.search.beam(sources.size(), 1, max_len.data(), {.alpha = 0.6f}, {}, beam.data());
     const std::vector<Result> b = copy_out(beam);
     for (size_t i = 0; i < sources.size(); ++i) {
       CAPTURE(seed);
@@ -253,9 +254,9 @@ TEST_CASE("number copying: outputs write exactly the source's numbers, in greedy
         std::vector<rt::Hypothesis> h(sources.size());
         const auto numbers = copy ? spans(sources) : std::vector<std::span<const int32_t>>();
         if (k == 1)
-          e.search.greedy(sources.size(), max_len.data(), 0.6f, kNoRepeat, {}, h.data(), numbers);
+          e.search.greedy(sources.size(), max_len.data(), {.alpha = 0.6f, .no_repeat = kNoRepeat}, {}, h.data(), numbers);
         else
-          e.search.beam(sources.size(), k, max_len.data(), 0.6f, kNoRepeat, {}, h.data(), numbers);
+          e.search.beam(sources.size(), k, max_len.data(), {.alpha = 0.6f, .no_repeat = kNoRepeat}, {}, h.data(), numbers);
         for (size_t i = 0; i < sources.size(); ++i) {
           CAPTURE(seed);
           CAPTURE(k);
@@ -282,6 +283,64 @@ TEST_CASE("number copying: outputs write exactly the source's numbers, in greedy
   }
   CHECK(free_mismatches > 0);  // without copying the check above fails
   CHECK(complete_with_numbers >= 8);
+}
+
+// The letter penalty on random tiny models leaning towards ids 30-39, marked as letter pieces:
+// at every step greedy search takes the best token of the trainer's log-probabilities with the
+// penalty subtracted from those ids, and its log_prob is the sum of what it took.
+TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus the penalty per letter piece") {
+  const ModelConfig c = tiny_config();
+  const size_t V = c.vocab_size;
+  constexpr int32_t kFirstLetter = 30, kLetters = 10;
+  constexpr float kLetterLean = 1.f;  // letters common, yet not so far ahead that 1.5 changes nothing
+  auto is_letter = [](int32_t t) { return t >= kFirstLetter && t < kFirstLetter + kLetters; };
+  std::map<float, int> letters;  // letter pieces written, by penalty
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    auto model = make_model(c, 1);
+    model->init(seed);
+    float* bias = model->params() + model->find("decoder.layers.1.norm3.bias")->offset;
+    const float* embed = model->params() + model->find("embed.weight")->offset;
+    for (int32_t t = kFirstLetter; t < kFirstLetter + kLetters; ++t)
+      for (int32_t j = 0; j < c.d_model; ++j) bias[j] += kLetterLean * embed[t * c.d_model + j];
+    Engine e(export_model(*model, DType::F32), {.max_batch = 4, .max_src_len = 16, .max_tgt_len = 24, .max_beam = 1});
+    for (int32_t t = kFirstLetter; t < kFirstLetter + kLetters; ++t) e.search.mark_letter_piece(t);
+    std::mt19937 rng(static_cast<uint32_t>(seed));
+    std::vector<std::vector<int32_t>> sources;
+    for (size_t n : {4, 7, 2, 11}) {
+      sources.push_back(random_ids(rng, n, c.vocab_size));
+      sources.back().push_back(kEosId);
+    }
+    const std::vector<int32_t> max_len(sources.size(), 24);
+    e.network.encode(spans(sources), false);
+    for (const float penalty : {0.f, 1.5f, 100.f}) {
+      std::vector<rt::Hypothesis> h(sources.size());
+      e.search.greedy(sources.size(), max_len.data(), {.alpha = 0.6f, .letter_penalty = penalty}, {}, h.data());
+      for (size_t i = 0; i < sources.size(); ++i) {
+        CAPTURE(seed);
+        CAPTURE(penalty);
+        CAPTURE(i);
+        const std::vector<int32_t> out(h[i].tokens, h[i].tokens + h[i].length);
+        letters[penalty] += static_cast<int>(std::count_if(out.begin(), out.end(), is_letter));
+        int32_t T = 0;
+        const Pair pair{{sources[i].begin(), sources[i].end() - 1}, out};
+        const std::vector<float> logits = trainer_logits(model.get(), {pair}, &T);
+        double sum = 0;
+        for (size_t t = 0; t < out.size() + (h[i].complete ? 1 : 0); ++t) {
+          const float* row = logits.data() + t * V;
+          auto penalized = [&](int32_t v) { return log_prob(row, V, v) - (is_letter(v) ? penalty : 0.0); };
+          double best = -INFINITY;
+          for (int32_t v = 0; v < static_cast<int32_t>(V); ++v) best = std::max(best, penalized(v));
+          const double taken = penalized(t < out.size() ? out[t] : kEosId);
+          CHECK(taken >= best - 1e-3);
+          sum += taken;
+        }
+        CHECK(h[i].log_prob == doctest::Approx(sum).epsilon(1e-3));
+      }
+    }
+  }
+  MESSAGE("letter pieces written at penalty 0 / 1.5 / 100: ", letters[0.f], " / ", letters[1.5f], " / ", letters[100.f]);
+  CHECK(letters[0.f] > letters[1.5f]);  // the lean makes letters common; the penalty makes them rarer
+  CHECK(letters[100.f] == 0);
 }
 
 }  // namespace

@@ -40,6 +40,18 @@ TEST_CASE("case mappings equal glibc's on Latin-1, Latin Extended-A, Greek and C
   std::setlocale(LC_CTYPE, "C");
 }
 
+TEST_CASE("one-letter pieces: exactly one cased letter (Latin, Greek, Cyrillic)") {
+  for (const char* yes : {"a", "Z", "ñ", "É", "ł", "ω", "Ж"}) {
+    CAPTURE(yes);
+    CHECK(is_one_letter(yes));
+  }
+  // Empty, two letters, a letter and a mark, digits, punctuation, a space, uncased letters.
+  for (const char* no : {"", "ab", "ña", "a.", "7", ".", "¿", " ", " a", "\xE2\x96\x81", "中"}) {
+    CAPTURE(no);
+    CHECK_FALSE(is_one_letter(no));
+  }
+}
+
 TEST_CASE("which sentences are ALL-CAPS") {
   CHECK(is_all_caps("SAVE YOUR WORK BEFORE CLOSING."));
   CHECK(is_all_caps("READ THE MANUAL (v2)."));

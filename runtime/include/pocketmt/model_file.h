@@ -141,6 +141,9 @@ class ModelFile {
   // The length penalty the model was tuned with: metadata `decode.alpha` (a decimal number in
   // [0, 100], checked at load), else kFallbackAlpha.
   float default_alpha() const { return default_alpha_; }
+  // The letter penalty the model was tuned with: metadata `decode.letter_penalty` (a decimal
+  // number in [0, 100], checked at load), else 0 (off).
+  float default_letter_penalty() const { return default_letter_penalty_; }
   // nullptr when the file has no shortlist.
   const ShortlistView* shortlist() const { return shortlist_ ? &*shortlist_ : nullptr; }
   // The whole file as read.
@@ -165,6 +168,7 @@ class ModelFile {
   std::unordered_map<std::string_view, size_t> index_;
   std::vector<std::pair<std::string_view, std::string_view>> metadata_;
   float default_alpha_ = kFallbackAlpha;
+  float default_letter_penalty_ = 0.f;
   std::optional<ShortlistView> shortlist_;
   bool quantized_ = false;
 };

@@ -69,6 +69,10 @@ typedef struct pmt_translate_options {
                               output layer) */
   int32_t copy_numbers;    /* 1 (default): the output's numbers are exactly the source's (each as
                               often, separators where the source has them); 0: the model's */
+  float letter_penalty;    /* subtracted from the log-probability of every one-letter piece inside
+                              a word, against spelling unknown words letter by letter; 0 = off,
+                              at most 100; < 0 (the default): the model file's own
+                              (decode.letter_penalty), 0 where it has none */
 } pmt_translate_options;
 
 /* One sentence of the last call. Pointers stay valid until the next call on the handle. */

@@ -85,6 +85,8 @@ struct LoadOptions {
 
 // TranslateOptions::alpha: use the length penalty stored in the model file.
 inline constexpr float kModelAlpha = -1.f;
+// TranslateOptions::letter_penalty: use the letter penalty stored in the model file.
+inline constexpr float kModelLetterPenalty = -1.f;
 
 // Per-call search options, within the limits fixed at load.
 struct TranslateOptions {
@@ -116,6 +118,14 @@ struct TranslateOptions {
   // each number and writes what surrounds it ("1,250" may become "1.250", "21st" "21.º").
   // False: digits are the model's like any token.
   bool copy_numbers = true;
+  // Letter penalty: subtracted from the log-probability of every letter piece at every step. A
+  // letter piece is one letter that continues a word (no word boundary before it): what a weak
+  // model spells a word it does not know with, letter by letter ("arrrepepsa"), since the many
+  // single letters together get much probability where it is unsure. A penalty of p makes one
+  // such piece e^p times less likely; whole-word and longer pieces are untouched. 0 = off;
+  // at most 100. Negative (the default, kModelLetterPenalty): the model's own value,
+  // Translator::default_letter_penalty(). Translation::log_prob then includes the penalty.
+  float letter_penalty = kModelLetterPenalty;
 };
 
 // One translated sentence. Views point into the Translator and stay valid until its next
@@ -127,7 +137,8 @@ struct Translation {
   std::span<const int32_t> tokens;  // output token ids, without BOS and EOS
   std::string_view text;            // detokenized tokens (translate() only; empty otherwise)
   // Sum of the natural-log probabilities of the scored tokens; with the shortlist, of the
-  // distribution over the sentence's candidates (renormalized), so at least score_ids's value.
+  // distribution over the sentence's candidates (renormalized), so at least score_ids's value;
+  // minus the letter penalty once per letter piece (TranslateOptions::letter_penalty).
   float log_prob = 0.f;
   float score = 0.f;                // log_prob / ((5 + n) / 6)^alpha: what the search maximized
   bool complete = false;            // ended with EOS (false: stopped at the length limit)
@@ -193,6 +204,9 @@ class Translator {
   // The length penalty a call gets with alpha < 0: the file's `decode.alpha` metadata (tuned on
   // validation data at export), else kFallbackAlpha.
   float default_alpha() const;
+  // The letter penalty a call gets with letter_penalty < 0: the file's `decode.letter_penalty`
+  // metadata (tuned on validation data at export), else 0.
+  float default_letter_penalty() const;
   size_t arena_bytes() const;         // the one activation/cache/search allocation
   bool has_shortlist() const;         // the file has a vocabulary shortlist (TranslateOptions::shortlist)
   const LoadTimes& load_times() const;  // how long this Translator's load took, by stage
