@@ -2,11 +2,11 @@
 // over real sentence pairs, and every Linear's input and output values are collected into
 // histograms, from which a robust range and then (scale, zero point) are derived.
 //
-// Range: per side, the p-th percentile of the values (default p = 99.99: the top is the 99.99th
-// percentile, the bottom the 0.01th), widened to contain 0. Transformer activations have rare
+// Range: per side, the p-th percentile of the values (default p = 99.999: the top is the
+// 99.999th percentile, the bottom the 0.001th), widened to contain 0. Transformer activations have rare
 // outliers (a few tokens, a few channels) that are several times the bulk; the raw max would
 // spend most of the 256 levels on values that almost never occur, while clipping 1 value in
-// 10,000 costs far less than the coarser step would cost everywhere else. Per-side percentiles
+// 100,000 costs far less than the coarser step would cost everywhere else. Per-side percentiles
 // rather than a symmetric |x| range because many activations are one-signed or skewed (linear1's
 // output, observed after its ReLU as the runtime fuses it, and linear2's input use all levels on
 // [0, max]). One exception: the top of the logits (output of

@@ -19,8 +19,8 @@ namespace pmt::exporter {
 
 struct ExportOptions {
   DType dtype = DType::F32;
-  size_t calib_sentences = 1000;  // I8: pairs of the calibration data run through the model
-  double percentile = 99.99;     // I8: per-side activation range percentile (calibrate.h)
+  size_t calib_sentences = 4000;  // I8: pairs of the calibration data run through the model
+  double percentile = 99.999;    // I8: per-side activation range percentile (calibrate.h)
   // I8: per-channel output ranges widened this many times (calibrate.h); 0 writes none.
   double channel_margin = 1.1;
   // I8: called after each calibration pair with (pairs done, pairs in all); may be empty.

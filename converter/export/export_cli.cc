@@ -48,7 +48,7 @@ std::string read_whole_file(const std::string& path, std::string* out) {
 
 int cmd_export(int argc, char** argv) {
   std::string checkpoint_path, spm_path, out_path, dtype = "int8", calib_prefix, src = "en", tgt = "es";
-  std::string sentences_text = "1000", percentile_text = "99.99", margin_text = "1.1", alpha_text, letter_text;
+  std::string sentences_text = "4000", percentile_text = "99.999", margin_text = "1.1", alpha_text, letter_text;
   std::string shortlist_prefix, frequent_text = std::to_string(exporter::ShortlistOptions{}.frequent),
                                 per_source_text = std::to_string(exporter::ShortlistOptions{}.per_source);
   bool quiet = false;
@@ -60,8 +60,8 @@ int cmd_export(int argc, char** argv) {
       {"--calib-data", &calib_prefix, nullptr, "int8: sentence pairs PREFIX.<src> / PREFIX.<tgt>, e.g. data/web-rv/train", "PREFIX"},
       {"--src", &src, nullptr, "source file suffix (default en)", "LANG"},
       {"--tgt", &tgt, nullptr, "target file suffix (default es)", "LANG"},
-      {"--calib-sentences", &sentences_text, nullptr, "pairs, spread evenly over the file (default 1000)", "N"},
-      {"--percentile", &percentile_text, nullptr, "per-side activation range percentile, 50 < P <= 100 (default 99.99)", "P"},
+      {"--calib-sentences", &sentences_text, nullptr, "pairs, spread evenly over the file (default 4000)", "N"},
+      {"--percentile", &percentile_text, nullptr, "per-side activation range percentile, 50 < P <= 100 (default 99.999)", "P"},
       {"--channel-margin", &margin_text, nullptr,
        "widen each output channel's calibrated range M times, M >= 1 (default 1.1: headroom for inputs unlike the "
        "calibration pairs); 0: no per-channel ranges (one output scale per Linear, 66 KB less)", "M"},
