@@ -129,7 +129,8 @@ class Translator:
             no_repeat_ngram: n > 0 forbids any output n-gram from occurring twice in a sentence
                 (n-grams with digits exempt); 0 = off. 4 as in the CLI.
             return_scores: also return each text's log-probability: the sum over its sentences
-                of the natural-log probability of their output tokens, EOS included.
+                of the natural-log probability of their output tokens, EOS included, less
+                ``letter_penalty`` per letter piece.
             split: False = each text is one sentence, never cut (a text longer than
                 ``max_src_len`` raises LimitExceededError).
             language: ISO 639-1 code of the source language, for the sentence splitter's

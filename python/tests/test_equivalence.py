@@ -98,12 +98,12 @@ def test_scores_and_teacher_forcing(model, translator, bible_lines):
     """The search's log-probability of its output equals the teacher-forced one (two paths of
     the runtime) when both score the whole vocabulary; with the shortlist the search normalizes
     over the candidates only, which can only raise it; and a paragraph's score is the sum of its
-    sentences' scores."""
+    sentences' scores. The letter penalty is off: with it the search's log_prob includes it."""
     ids = [translator.encode(line) for line in bible_lines[:10]]  # three runtime calls of max_batch 4
-    results = translator.translate_ids(ids, return_scores=True, shortlist=False)
+    results = translator.translate_ids(ids, return_scores=True, shortlist=False, letter_penalty=0)
     forced = translator.score(ids, [tokens for tokens, _ in results])
     assert forced == pytest.approx([log_prob for _, log_prob in results], rel=1e-4, abs=1e-3)
-    shortlisted = translator.translate_ids(ids, return_scores=True)
+    shortlisted = translator.translate_ids(ids, return_scores=True, letter_penalty=0)
     forced = translator.score(ids, [tokens for tokens, _ in shortlisted])
     for full, (_, restricted) in zip(forced, shortlisted):
         assert restricted >= full - 1e-3
