@@ -197,8 +197,8 @@ int cmd_train(int argc, char** argv) {
       {"--keep", &keep_s, nullptr, "numbered checkpoints kept (default 5, at least --average)", "N"},
       {"--average", &average_s, nullptr, "at the end, average the last N numbered checkpoints (default 0)", "N"},
       {"--resume", &resume, nullptr,
-       "continue a run from its last.safetensors (with its --data, --spm, --src, --tgt, --log-every, --eval-every, "
-       "--eval-sentences, --keep unless given again)", "FILE"},
+       "continue a run from its last.safetensors (with its --steps, --data, --spm, --src, --tgt, --log-every, "
+       "--eval-every, --eval-sentences, --keep unless given again)", "FILE"},
       {"--init", &init, nullptr,
        "a new run (step 0, fresh Adam state, its own schedule) from the weights of any checkpoint of the same "
        "model, e.g. best.safetensors or an average: fine-tuning, or going on where no Adam state was kept",
@@ -230,7 +230,7 @@ int cmd_train(int argc, char** argv) {
   const std::string& config_source = !resume.empty() ? resume : init;
   // The command's own run settings, kept in last.safetensors so that `--resume FILE` alone
   // continues the same run (a run that forgot --data used to fail, one that forgot
-  // --eval-every silently changed). Paths are stored as given, relative to the run's working
+  // --eval-every or --steps silently changed). Paths are stored as given, relative to the run's working
   // folder, so a committed checkpoint names no machine's folders: resume from the same folder
   // (e.g. the repository root) or pass --data/--spm again.
   const struct {
@@ -242,8 +242,8 @@ int cmd_train(int argc, char** argv) {
                     {"train.src", &src_lang, "en", false},              {"train.tgt", &tgt_lang, "es", false},
                     {"train.log_every", &log_every_s, "10", false},     {"train.eval_every", &eval_every_s, "200", false},
                     {"train.eval_sentences", &eval_sentences_s, "100", false}, {"train.keep", &keep_s, "5", false},
-                    {"train.gemm", &gemm_s, "auto", false}};
-  const bool gemm_given = !gemm_s.empty();
+                    {"train.gemm", &gemm_s, "auto", false},     {"train.steps", &steps_s, "1000", false}};
+  const bool gemm_given = !gemm_s.empty(), steps_given = !steps_s.empty();
   for (const auto& r : remembered) {
     if (!r.value->empty()) continue;
     const auto it = resumed.metadata.find(r.key);
@@ -328,13 +328,13 @@ int cmd_train(int argc, char** argv) {
     int64_t B = 0, S = 0, T = 0, steps = 20;
     if (!parse_int("--batch", batch_s, 1, 1 << 16, &B) || !parse_int("--src-len", src_len_s, 1, 1 << 16, &S) ||
         !parse_int("--tgt-len", tgt_len_s, 1, 1 << 16, &T) ||
-        (!steps_s.empty() && !parse_int("--steps", steps_s, 1, int64_t{1} << 40, &steps)))
+        (steps_given && !parse_int("--steps", steps_s, 1, int64_t{1} << 40, &steps)))
       return 2;
     return run_benchmark(opt.config, B, S, T, steps, s.threads, s.seed, profile, gemm_name, blas_core);
   }
 
-  int64_t steps = 1000, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
-  if ((!steps_s.empty() && !parse_int("--steps", steps_s, 1, int64_t{1} << 40, &steps)) ||
+  int64_t steps = 0, log_every = 0, eval_every = 0, eval_sentences = 0, keep = 0, average = 0;
+  if (!parse_int("--steps", steps_s, 1, int64_t{1} << 40, &steps) ||
       !parse_int("--log-every", log_every_s, 1, int64_t{1} << 40, &log_every) ||
       !parse_int("--eval-every", eval_every_s, 0, int64_t{1} << 40, &eval_every) ||
       !parse_int("--eval-sentences", eval_sentences_s, 1, int64_t{1} << 40, &eval_sentences) ||

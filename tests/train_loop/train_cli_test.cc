@@ -189,6 +189,15 @@ TEST_CASE("train: a resume takes the run's corpus, vocabulary and evaluation set
   REQUIRE(train::read_checkpoint(last, &file, &config) == "");
   CHECK(file.metadata.at("train.log_every") == "5");
   CHECK(file.metadata.at("train.eval_every") == "3");
+  CHECK(file.metadata.at("train.steps") == "10");
+  // A run stopped early (SIGINT) goes on to its own --steps, not to the default 1,000 (session 17:
+  // a --new-corpus resume without --steps went to 1,000 and changed the cool-down).
+  file.metadata["train.steps"] = "12";
+  REQUIRE(write_safetensors(last, file) == "");
+  REQUIRE(run(cli::cmd_train, {"--resume", last}) == 0);
+  REQUIRE(train::read_checkpoint(last, &file, &config) == "");
+  CHECK(file.metadata.at("train.step") == "12");
+  CHECK(file.metadata.at("train.steps") == "12");
 }
 
 TEST_CASE("train: a run that chose bf16 resumes on any CPU (auto, with a warning, where bf16 is missing)") {
