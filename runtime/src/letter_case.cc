@@ -59,6 +59,18 @@ bool word_char_before(std::string_view text, size_t i) {
   return is_word_char(decode(text, start, &m));
 }
 
+// The letter at text[i], case folded, or 0 for any other code point; *n its length. A lone
+// continuation byte or a cut sequence (a byte-fallback piece) is one byte and no letter.
+uint32_t folded_letter_at(std::string_view text, size_t i, size_t* n) {
+  const auto lead = static_cast<uint8_t>(text[i]);
+  *n = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  bool whole_char = lead < 0x80 || (lead >= 0xC0 && i + *n <= text.size());
+  for (size_t k = 1; whole_char && k < *n; ++k) whole_char = (static_cast<uint8_t>(text[i + k]) & 0xC0) == 0x80;
+  if (!whole_char) return *n = 1, 0;
+  const uint32_t c = decode(text, i, n);
+  return is_upper(c) || is_lower(c) ? to_lower(c) : 0;
+}
+
 }  // namespace
 
 uint32_t to_upper(uint32_t c) {
@@ -97,11 +109,35 @@ uint32_t to_lower(uint32_t c) {
 bool is_upper(uint32_t c) { return to_lower(c) != c || c == 0x130; }
 bool is_lower(uint32_t c) { return to_upper(c) != c; }
 
-bool is_one_letter(std::string_view text) {
-  if (text.empty()) return false;
-  size_t n;
-  const uint32_t c = decode(text, 0, &n);
-  return n == text.size() && (is_upper(c) || is_lower(c));
+LetterRun leading_letter_run(std::string_view text) {
+  LetterRun run;
+  size_t i = 0;
+  for (size_t n; i < text.size(); i += n) {
+    const uint32_t c = folded_letter_at(text, i, &n);
+    if (c == 0 || (run.count > 0 && c != run.letter)) break;
+    run.letter = c;
+    ++run.count;
+  }
+  run.whole = run.count > 0 && i == text.size();
+  return run;
+}
+
+LetterRun trailing_letter_run(std::string_view text) {
+  LetterRun run;
+  size_t start = 0;  // where the current run begins
+  for (size_t i = 0, n; i < text.size(); i += n) {
+    const uint32_t c = folded_letter_at(text, i, &n);
+    if (c == 0) {
+      run = {};
+    } else if (c == run.letter) {
+      ++run.count;
+    } else {
+      run = {c, 1, false};
+      start = i;
+    }
+  }
+  run.whole = run.count > 0 && start == 0;
+  return run;
 }
 
 bool is_all_caps(std::string_view sentence) {

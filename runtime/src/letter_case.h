@@ -19,9 +19,19 @@ uint32_t to_lower(uint32_t c);
 bool is_upper(uint32_t c);  // a capital letter, İ included
 bool is_lower(uint32_t c);
 
-// Whether `text` (valid UTF-8) is exactly one letter (is_upper or is_lower): the vocabulary
-// pieces that TranslateOptions::letter_penalty applies to, when they continue a word.
-bool is_one_letter(std::string_view text);
+// The run of one letter (is_upper or is_lower, case folded by to_lower) that ends or begins
+// `text`: trailing "arr" -> {'r', 2, false}, "Rr" -> {'r', 2, true}, "ab." and "" -> {0, 0,
+// false}; leading "rra" -> {'r', 2, false}, " rr" (a word start) -> {0, 0, false}. whole: the
+// run is all of `text`, so {c, 1, true} is a one-letter text, the vocabulary pieces that
+// TranslateOptions::letter_penalty applies to when they continue a word. A byte sequence that
+// is not whole UTF-8 (a byte-fallback piece) ends any run and is no letter.
+struct LetterRun {
+  uint32_t letter = 0;
+  size_t count = 0;
+  bool whole = false;
+};
+LetterRun leading_letter_run(std::string_view text);
+LetterRun trailing_letter_run(std::string_view text);
 
 // Whether a sentence (valid UTF-8) is written in capitals: at least 4 capital letters and at
 // most one small letter for every 10 capitals ("READ THE MANUAL (v2)." is; "NASA launched a

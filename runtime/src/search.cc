@@ -6,6 +6,7 @@
 
 #include "kernels/softmax.h"
 #include "kernels/top_k.h"
+#include "letter_case.h"
 
 namespace pmt::rt {
 namespace {
@@ -54,8 +55,8 @@ void Search::bind(ArenaLayout& arena) {
   if (digit_ != nullptr) std::fill_n(digit_, net_->config().vocab_size, int8_t{-1});
   n_digit_tokens_ = 0;
   separator_ = arena.take<bool>(net_->config().vocab_size);
-  letter_ = arena.take<bool>(net_->config().vocab_size);
-  if (letter_ != nullptr) std::fill_n(letter_, net_->config().vocab_size, false);
+  runs_ = arena.take<PieceRun>(net_->config().vocab_size);
+  if (runs_ != nullptr) std::fill_n(runs_, net_->config().vocab_size, PieceRun{});
   src_digits_ = arena.take<int8_t>(batch * lim.max_src_len);
   src_start_ = arena.take<int32_t>(batch * lim.max_src_len);
   src_len_ = arena.take<int32_t>(batch * lim.max_src_len);
@@ -210,10 +211,32 @@ void Search::block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n
   }
 }
 
-void Search::penalize_letters(size_t b, float penalty, float* log_probs) const {
+void Search::mark_piece_letters(int32_t id, std::string_view text) {
+  const LetterRun first = leading_letter_run(text), last = trailing_letter_run(text);
+  auto capped = [](size_t count) { return static_cast<uint8_t>(std::min<size_t>(count, 2)); };
+  runs_[id] = {first.letter, last.letter, capped(first.count), capped(last.count), last.whole};
+}
+
+void Search::penalize_letters(size_t b, const int32_t* tokens, size_t pos, float penalty, float* log_probs) const {
   if (penalty == 0.f) return;
-  for (size_t col = 0, n = net_->columns(b); col < n; ++col)
-    if (letter_[net_->column_token(b, col)]) log_probs[col] -= penalty;
+  // The letter the hypothesis ends with and how often in a row, across pieces (up to 2).
+  uint32_t letter = 0;
+  size_t count = 0;
+  for (size_t i = pos; i-- > 0 && count < 2;) {
+    const PieceRun& run = runs_[tokens[i]];
+    if (run.last_count == 0 || (count > 0 && run.last != letter)) break;
+    letter = run.last;
+    count += run.last_count;
+    if (!run.whole) break;
+  }
+  for (size_t col = 0, n = net_->columns(b); col < n; ++col) {
+    const int32_t token = net_->column_token(b, col);
+    const PieceRun& run = runs_[token];
+    if (count > 0 && run.first == letter && count + run.first_count >= 3)
+      log_probs[col] = -INFINITY;
+    else if (is_letter_piece(token))
+      log_probs[col] -= penalty;
+  }
 }
 
 void Search::greedy(size_t count, const int32_t* max_len, const SearchSettings& settings, TokenSink sink,
@@ -236,7 +259,7 @@ void Search::greedy(size_t count, const int32_t* max_len, const SearchSettings& 
       const size_t n = net_->columns(b);
       kernels::log_softmax(row, row, n);
       block_repeats(b, history(slots_[r]), pos, settings.no_repeat, row);
-      penalize_letters(b, settings.letter_penalty, row);
+      penalize_letters(b, history(slots_[r]), pos, settings.letter_penalty, row);
       constrain_numbers(b, history(slots_[r]), pos, row);
       const size_t best = kernels::argmax(row, n);
       const int32_t token = net_->column_token(b, best);
@@ -295,7 +318,7 @@ void Search::beam(size_t count, size_t k, const int32_t* max_len, const SearchSe
         float* row = net_->logits() + r * V;
         kernels::log_softmax(row, row, n);
         block_repeats(b, history(slots_[r]), pos, settings.no_repeat, row);
-        penalize_letters(b, settings.letter_penalty, row);
+        penalize_letters(b, history(slots_[r]), pos, settings.letter_penalty, row);
         constrain_numbers(b, history(slots_[r]), pos, row);
         kernels::top_k(row, n, per_hyp, top_idx_, top_val_);
         const float base = slot_log_prob_[slots_[r]];

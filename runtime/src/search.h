@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "arena.h"
 #include "network.h"
@@ -64,9 +65,12 @@ class Search {
   // Marks token `id` ("," or ".") as a separator inside numbers: between two digits it joins
   // them into one number (1,250 and 1.250 are both the number 1250).
   void mark_number_separator(int32_t id) { separator_[id] = true; }
-  // Marks token `id` as a letter piece: one letter inside a word (no word boundary before it),
-  // what a model spells an unfamiliar word with. Call after bind.
-  void mark_letter_piece(int32_t id) { letter_[id] = true; }
+  // Tells the search the text token `id` writes inside a sentence (a leading space where it
+  // starts a word), from which it keeps the run of one letter the text ends with. A piece that
+  // is one letter inside a word is a letter piece, what a model spells an unfamiliar word with
+  // (settings.letter_penalty). Call after bind, for every token that can be a letter piece or
+  // end in a letter (the others are neither).
+  void mark_piece_letters(int32_t id, std::string_view text);
   static constexpr size_t kMaxDigitTokens = 32;
 
   // The sentences were encoded by network->encode() (sentence b = index b). max_len[b]: most
@@ -75,8 +79,11 @@ class Search {
   // holds, unless the n-gram has a digit piece (a guard against the loops of a weak model, as
   // no_repeat_ngram_size in CTranslate2 and fairseq).
   // settings.letter_penalty > 0: subtracted from the log-probability of every letter piece
-  // (mark_letter_piece) at every step, so a hypothesis's log_prob is its log-probability minus
-  // letter_penalty per letter piece it holds; see TranslateOptions::letter_penalty.
+  // (mark_piece_letters) at every step, so a hypothesis's log_prob is its log-probability minus
+  // letter_penalty per letter piece it holds; and no piece that continues a word writes a
+  // letter a third time in a row (case folded, across pieces: after "a"+"r"+"r" neither "r"
+  // nor "ro" may follow), the babble a weak model falls into ("arrró"); see
+  // TranslateOptions::letter_penalty.
   // numbers: empty, or the encoded sources (numbers[b] for sentence b, each within max_src_len)
   // whose numbers every output copies. A number is a run of digit pieces, a separator piece
   // between two digits joining it (its value is its digits: 1,250.5 is 12505). Each number of
@@ -115,8 +122,10 @@ class Search {
   // n-gram of tokens[0..pos), except n-grams with a digit piece. log_probs: one row of sentence
   // b's logit columns.
   void block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
-  // Subtracts `penalty` from the log-probability of every letter piece among sentence b's columns.
-  void penalize_letters(size_t b, float penalty, float* log_probs) const;
+  // Subtracts `penalty` (> 0; 0 = off) from the log-probability of every letter piece among
+  // sentence b's columns, and sets to -inf every piece that would continue the letter run that
+  // the hypothesis tokens[0..pos) ends with to three.
+  void penalize_letters(size_t b, const int32_t* tokens, size_t pos, float penalty, float* log_probs) const;
   // The numbers of tokens[0..n) as digit codes (the digit, plus 16 where a separator follows
   // it, appended to digits[]) and [start, length) spans of them; returns how many. With `open`, a number that reaches the end stays open: *open_len
   // gets its digit count (0: none) and *open_sep whether a separator follows its last digit.
@@ -159,7 +168,16 @@ class Search {
   int32_t digit_tokens_[kMaxDigitTokens] = {};
   size_t n_digit_tokens_ = 0;
   bool* separator_ = nullptr;  // [vocab_size]
-  bool* letter_ = nullptr;     // [vocab_size]
+  // Per token [vocab_size]: the letter runs its text begins and ends with (mark_piece_letters),
+  // counts capped at 2 (all that the letter rule needs). A text that is one letter run has
+  // both; one that starts a word has no leading run.
+  struct PieceRun {
+    uint32_t first = 0, last = 0;  // the letters, case folded; 0: none
+    uint8_t first_count = 0, last_count = 0;
+    bool whole = false;  // the text is one letter run
+  };
+  PieceRun* runs_ = nullptr;
+  bool is_letter_piece(int32_t token) const { return runs_[token].whole && runs_[token].last_count == 1; }
   // Number copying: per sentence the digits and numbers of its source ([max_batch][max_src_len]
   // each; count -1 = off); for one hypothesis its digits, numbers and used-number flags.
   int8_t* src_digits_ = nullptr;

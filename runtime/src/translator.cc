@@ -343,7 +343,7 @@ Status Translator::create(std::unique_ptr<ModelFile> file, const LoadOptions& op
     if (piece.size() == 1 && piece[0] >= '0' && piece[0] <= '9') impl->search.mark_digit_piece(id, piece[0] - '0');
     if (const std::string_view text = impl->tokenizer.piece_text(id, false); text == "," || text == ".")
       impl->search.mark_number_separator(id);
-    if (rt::is_one_letter(impl->tokenizer.piece_text(id, false))) impl->search.mark_letter_piece(id);
+    impl->search.mark_piece_letters(id, impl->tokenizer.piece_text(id, false));
   }
 
   const size_t batch = limits.max_batch;

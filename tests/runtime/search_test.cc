@@ -3,6 +3,7 @@
 #include <xnnpack.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <random>
@@ -285,16 +286,42 @@ TEST_CASE("number copying: outputs write exactly the source's numbers, in greedy
   CHECK(complete_with_numbers >= 8);
 }
 
-// The letter penalty on random tiny models leaning towards ids 30-39, marked as letter pieces:
-// at every step greedy search takes the best token of the trainer's log-probabilities with the
-// penalty subtracted from those ids, and its log_prob is the sum of what it took.
-TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus the penalty per letter piece") {
+// The letter penalty on random tiny models leaning towards ids 30-39, given one-letter texts,
+// most of them r or R, beside pieces that begin or end in r (ids 40-44): at every step greedy
+// search takes the best token of the trainer's log-probabilities with the penalty subtracted
+// from the letter pieces and -inf for a piece that continues a word and would make the letter
+// the text so far ends with three in a row (case folded), and its log_prob is the sum of what
+// it took.
+TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus the penalty, no letter thrice") {
   const ModelConfig c = tiny_config();
   const size_t V = c.vocab_size;
   constexpr int32_t kFirstLetter = 30, kLetters = 10;
-  constexpr float kLetterLean = 1.f;  // letters common, yet not so far ahead that 1.5 changes nothing
+  constexpr float kLetterLean = 1.f;  // letters common, yet not so far ahead that 0.2 changes nothing
+  const std::string letter_texts = "rRrsSrrtRr";
+  std::map<int32_t, std::string> texts;  // every other token writes "."
+  for (int32_t t = 0; t < kLetters; ++t) texts[kFirstLetter + t] = letter_texts.substr(t, 1);
+  texts[40] = "arr";  // ends in two r, more before them
+  texts[41] = " rr";  // starts a word
+  texts[42] = "rR";   // two r and nothing else
+  texts[43] = "rra";  // begins with two r
+  texts[44] = "Ro";
+  auto text_of = [&](int32_t t) { return texts.count(t) ? texts[t] : std::string("."); };
   auto is_letter = [](int32_t t) { return t >= kFirstLetter && t < kFirstLetter + kLetters; };
-  std::map<float, int> letters;  // letter pieces written, by penalty
+  // Whether piece v after out[0..n) would make a run of three of one letter (ASCII case fold)
+  // from the run the text ends with and the one v begins with.
+  auto third = [&](const std::vector<int32_t>& out, size_t n, int32_t v) {
+    std::string text;
+    for (size_t i = 0; i < n; ++i) text += text_of(out[i]);
+    const std::string piece = text_of(v);
+    auto fold = [](char ch) { return std::tolower(static_cast<unsigned char>(ch)); };
+    if (text.empty() || !std::isalpha(static_cast<unsigned char>(piece[0]))) return false;
+    const int letter = fold(piece[0]);
+    size_t before = 0, after = 0;
+    while (before < text.size() && fold(text[text.size() - 1 - before]) == letter) ++before;
+    while (after < piece.size() && fold(piece[after]) == letter) ++after;
+    return before >= 1 && before + after >= 3;
+  };
+  std::map<float, int> letters, triples;  // letter pieces written and runs of three, by penalty
   for (uint64_t seed : {1u, 2u, 3u}) {
     auto model = make_model(c, 1);
     model->init(seed);
@@ -303,7 +330,7 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
     for (int32_t t = kFirstLetter; t < kFirstLetter + kLetters; ++t)
       for (int32_t j = 0; j < c.d_model; ++j) bias[j] += kLetterLean * embed[t * c.d_model + j];
     Engine e(export_model(*model, DType::F32), {.max_batch = 4, .max_src_len = 16, .max_tgt_len = 24, .max_beam = 1});
-    for (int32_t t = kFirstLetter; t < kFirstLetter + kLetters; ++t) e.search.mark_letter_piece(t);
+    for (int32_t t = 0; t < static_cast<int32_t>(V); ++t) e.search.mark_piece_letters(t, text_of(t));
     std::mt19937 rng(static_cast<uint32_t>(seed));
     std::vector<std::vector<int32_t>> sources;
     for (size_t n : {4, 7, 2, 11}) {
@@ -312,7 +339,7 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
     }
     const std::vector<int32_t> max_len(sources.size(), 24);
     e.network.encode(spans(sources), false);
-    for (const float penalty : {0.f, 1.5f, 100.f}) {
+    for (const float penalty : {0.f, 0.2f, 1.5f, 100.f}) {
       std::vector<rt::Hypothesis> h(sources.size());
       e.search.greedy(sources.size(), max_len.data(), {.alpha = 0.6f, .letter_penalty = penalty}, {}, h.data());
       for (size_t i = 0; i < sources.size(); ++i) {
@@ -321,13 +348,18 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
         CAPTURE(i);
         const std::vector<int32_t> out(h[i].tokens, h[i].tokens + h[i].length);
         letters[penalty] += static_cast<int>(std::count_if(out.begin(), out.end(), is_letter));
+        for (size_t t = 0; t < out.size(); ++t) triples[penalty] += third(out, t, out[t]) ? 1 : 0;
         int32_t T = 0;
         const Pair pair{{sources[i].begin(), sources[i].end() - 1}, out};
         const std::vector<float> logits = trainer_logits(model.get(), {pair}, &T);
         double sum = 0;
         for (size_t t = 0; t < out.size() + (h[i].complete ? 1 : 0); ++t) {
           const float* row = logits.data() + t * V;
-          auto penalized = [&](int32_t v) { return log_prob(row, V, v) - (is_letter(v) ? penalty : 0.0); };
+          auto penalized = [&](int32_t v) {
+            if (penalty == 0.f) return log_prob(row, V, v);
+            if (third(out, t, v)) return double{-INFINITY};
+            return log_prob(row, V, v) - (is_letter(v) ? penalty : 0.0);
+          };
           double best = -INFINITY;
           for (int32_t v = 0; v < static_cast<int32_t>(V); ++v) best = std::max(best, penalized(v));
           const double taken = penalized(t < out.size() ? out[t] : kEosId);
@@ -338,9 +370,14 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
       }
     }
   }
-  MESSAGE("letter pieces written at penalty 0 / 1.5 / 100: ", letters[0.f], " / ", letters[1.5f], " / ", letters[100.f]);
-  CHECK(letters[0.f] > letters[1.5f]);  // the lean makes letters common; the penalty makes them rarer
+  MESSAGE("letter pieces written at penalty 0 / 0.2 / 1.5 / 100: ", letters[0.f], " / ", letters[0.2f], " / ",
+          letters[1.5f], " / ", letters[100.f], "; third letters in a row: ", triples[0.f], " / ", triples[0.2f]);
+  CHECK(letters[0.f] > letters[0.2f]);  // the lean makes letters common; the penalty makes them rarer
+  CHECK(letters[0.2f] > letters[1.5f]);
   CHECK(letters[100.f] == 0);
+  CHECK(triples[0.f] > 0);  // the lean towards r makes runs of it; the rule removes them
+  CHECK(letters[0.2f] > 0);
+  CHECK(triples[0.2f] == 0);
 }
 
 }  // namespace

@@ -17,6 +17,10 @@ size_t utf8_length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x100
 // same UTF-8 length, or (µ) it is a letter of another script.
 bool left_out(uint32_t c) { return c == 0xB5 || c == 0xDF || c == 0x130 || c == 0x131 || c == 0x17F; }
 
+std::string show(const LetterRun& r) {
+  return std::to_string(r.letter) + "x" + std::to_string(r.count) + (r.whole ? " whole" : "");
+}
+
 }  // namespace
 
 TEST_CASE("case mappings equal glibc's on Latin-1, Latin Extended-A, Greek and Cyrillic") {
@@ -40,15 +44,43 @@ TEST_CASE("case mappings equal glibc's on Latin-1, Latin Extended-A, Greek and C
   std::setlocale(LC_CTYPE, "C");
 }
 
-TEST_CASE("one-letter pieces: exactly one cased letter (Latin, Greek, Cyrillic)") {
-  for (const char* yes : {"a", "Z", "ñ", "É", "ł", "ω", "Ж"}) {
-    CAPTURE(yes);
-    CHECK(is_one_letter(yes));
+TEST_CASE("the letter run that ends a piece: one-letter pieces, runs across case, byte pieces") {
+  // One cased letter (Latin, Greek, Cyrillic): a one-letter piece.
+  CHECK(show(trailing_letter_run("a")) == show({'a', 1, true}));
+  CHECK(show(trailing_letter_run("Z")) == show({'z', 1, true}));
+  CHECK(show(trailing_letter_run("ñ")) == show({0xF1, 1, true}));
+  CHECK(show(trailing_letter_run("É")) == show({0xE9, 1, true}));
+  CHECK(show(trailing_letter_run("ł")) == show({0x142, 1, true}));
+  CHECK(show(trailing_letter_run("ω")) == show({0x3C9, 1, true}));
+  CHECK(show(trailing_letter_run("Ж")) == show({0x436, 1, true}));
+  // Runs, case folded; a word start (leading space) or other letters before the run.
+  CHECK(show(trailing_letter_run("arr")) == show({'r', 2, false}));
+  CHECK(show(trailing_letter_run("Rr")) == show({'r', 2, true}));
+  CHECK(show(trailing_letter_run(" r")) == show({'r', 1, false}));
+  CHECK(show(trailing_letter_run(" rrr")) == show({'r', 3, false}));
+  CHECK(show(trailing_letter_run("ña")) == show({'a', 1, false}));
+  CHECK(show(trailing_letter_run("ÉéÉ")) == show({0xE9, 3, true}));
+  // No letter at the end: empty, digits, punctuation, uncased letters, the word-boundary mark.
+  for (const char* none : {"", "7", "a.", "¿", " ", "中", "\xE2\x96\x81", "rr7"}) {
+    CAPTURE(none);
+    CHECK(show(trailing_letter_run(none)) == show({0, 0, false}));
   }
-  // Empty, two letters, a letter and a mark, digits, punctuation, a space, uncased letters.
-  for (const char* no : {"", "ab", "ña", "a.", "7", ".", "¿", " ", " a", "\xE2\x96\x81", "中"}) {
-    CAPTURE(no);
-    CHECK_FALSE(is_one_letter(no));
+  // Byte-fallback pieces (a lone lead or continuation byte) are no letter and end a run.
+  for (const char* bytes : {"\xC3", "\xB1", "r\xC3", "\xE2\x96"}) {
+    CAPTURE(bytes);
+    CHECK(show(trailing_letter_run(bytes)) == show({0, 0, false}));
+  }
+  CHECK(show(trailing_letter_run("\xB1r")) == show({'r', 1, false}));
+}
+
+TEST_CASE("the letter run that begins a piece: none at a word start") {
+  CHECK(show(leading_letter_run("r")) == show({'r', 1, true}));
+  CHECK(show(leading_letter_run("rRa")) == show({'r', 2, false}));
+  CHECK(show(leading_letter_run("Ññ")) == show({0xF1, 2, true}));
+  CHECK(show(leading_letter_run("ro")) == show({'r', 1, false}));
+  for (const char* none : {"", " rr", "\xE2\x96\x81r", "7r", ".", "\xC3", "\xB1r"}) {
+    CAPTURE(none);
+    CHECK(show(leading_letter_run(none)) == show({0, 0, false}));
   }
 }
 

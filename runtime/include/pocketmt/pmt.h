@@ -70,8 +70,9 @@ typedef struct pmt_translate_options {
   int32_t copy_numbers;    /* 1 (default): the output's numbers are exactly the source's (each as
                               often, separators where the source has them); 0: the model's */
   float letter_penalty;    /* subtracted from the log-probability of every one-letter piece inside
-                              a word, against spelling unknown words letter by letter; 0 = off,
-                              at most 100; < 0 (the default): the model file's own
+                              a word, against spelling unknown words letter by letter; above 0 it
+                              also forbids a piece inside a word to make three of one letter in a
+                              row; 0 = off, at most 100; < 0 (the default): the model file's own
                               (decode.letter_penalty), 0 where it has none */
 } pmt_translate_options;
 

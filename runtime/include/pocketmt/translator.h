@@ -122,7 +122,9 @@ struct TranslateOptions {
   // letter piece is one letter that continues a word (no word boundary before it): what a weak
   // model spells a word it does not know with, letter by letter ("arrrepepsa"), since the many
   // single letters together get much probability where it is unsure. A penalty of p makes one
-  // such piece e^p times less likely; whole-word and longer pieces are untouched. 0 = off;
+  // such piece e^p times less likely; whole-word and longer pieces are untouched. A penalty
+  // above 0 also forbids any piece that continues a word to make three of one letter in a row
+  // (case folded, across pieces: after "a"+"r"+"r" neither "r" nor "ro"). 0 = off (both);
   // at most 100. Negative (the default, kModelLetterPenalty): the model's own value,
   // Translator::default_letter_penalty(). Translation::log_prob then includes the penalty.
   float letter_penalty = kModelLetterPenalty;
