@@ -75,7 +75,8 @@ int parse_args(int argc, char** argv, Args* a) {
       ->check(pmt::cli::real_range(0, 1e30));
   app.add_option("--letter-penalty", a->translate.letter_penalty,
                  "subtract P from the log-probability of every one-letter piece inside a word, against spelling "
-                 "unknown words letter by letter; above 0 no piece inside a word makes three of one letter in a row; "
+                 "unknown words letter by letter; above 0 no piece inside a word makes three of one letter in a row "
+                 "or repeats one piece a third time; "
                  "0 = off (default: the model's own, 0 where it has none)")
       ->type_name("P")
       ->check(pmt::cli::real_range(0, 100));

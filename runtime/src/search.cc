@@ -237,6 +237,9 @@ void Search::penalize_letters(size_t b, const int32_t* tokens, size_t pos, float
     else if (is_letter_piece(token))
       log_probs[col] -= penalty;
   }
+  // The same piece a third time in a row inside a word ("ma"+"ma"+"ma").
+  if (pos >= 2 && tokens[pos - 1] == tokens[pos - 2] && runs_[tokens[pos - 1]].first != 0)
+    if (const int32_t col = net_->token_column(b, tokens[pos - 1]); col >= 0) log_probs[col] = -INFINITY;
 }
 
 void Search::greedy(size_t count, const int32_t* max_len, const SearchSettings& settings, TokenSink sink,

@@ -82,8 +82,8 @@ class Search {
   // (mark_piece_letters) at every step, so a hypothesis's log_prob is its log-probability minus
   // letter_penalty per letter piece it holds; and no piece that continues a word writes a
   // letter a third time in a row (case folded, across pieces: after "a"+"r"+"r" neither "r"
-  // nor "ro" may follow), the babble a weak model falls into ("arrró"); see
-  // TranslateOptions::letter_penalty.
+  // nor "ro" may follow) or is the same piece a third time in a row ("ma"+"ma"+"ma"), the
+  // babble a weak model falls into ("arrró", "mamamaja"); see TranslateOptions::letter_penalty.
   // numbers: empty, or the encoded sources (numbers[b] for sentence b, each within max_src_len)
   // whose numbers every output copies. A number is a run of digit pieces, a separator piece
   // between two digits joining it (its value is its digits: 1,250.5 is 12505). Each number of
@@ -124,7 +124,7 @@ class Search {
   void block_repeats(size_t b, const int32_t* tokens, size_t pos, size_t n, float* log_probs) const;
   // Subtracts `penalty` (> 0; 0 = off) from the log-probability of every letter piece among
   // sentence b's columns, and sets to -inf every piece that would continue the letter run that
-  // the hypothesis tokens[0..pos) ends with to three.
+  // the hypothesis tokens[0..pos) ends with to three, and the piece it ends with twice.
   void penalize_letters(size_t b, const int32_t* tokens, size_t pos, float penalty, float* log_probs) const;
   // The numbers of tokens[0..n) as digit codes (the digit, plus 16 where a separator follows
   // it, appended to digits[]) and [start, length) spans of them; returns how many. With `open`, a number that reaches the end stays open: *open_len

@@ -287,12 +287,12 @@ TEST_CASE("number copying: outputs write exactly the source's numbers, in greedy
 }
 
 // The letter penalty on random tiny models leaning towards ids 30-39, given one-letter texts,
-// most of them r or R, beside pieces that begin or end in r (ids 40-44): at every step greedy
-// search takes the best token of the trainer's log-probabilities with the penalty subtracted
-// from the letter pieces and -inf for a piece that continues a word and would make the letter
-// the text so far ends with three in a row (case folded), and its log_prob is the sum of what
-// it took.
-TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus the penalty, no letter thrice") {
+// most of them r or R, and towards "Ro" and "ma", beside pieces that begin or end in r: at every
+// step greedy search takes the best token of the trainer's log-probabilities with the penalty
+// subtracted from the letter pieces and -inf for a piece that continues a word and would make
+// the letter the text so far ends with three in a row (case folded), or would be the same
+// piece a third time in a row; its log_prob is the sum of what it took.
+TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus the penalty, nothing thrice") {
   const ModelConfig c = tiny_config();
   const size_t V = c.vocab_size;
   constexpr int32_t kFirstLetter = 30, kLetters = 10;
@@ -305,6 +305,9 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
   texts[42] = "rR";   // two r and nothing else
   texts[43] = "rra";  // begins with two r
   texts[44] = "Ro";
+  texts[45] = "ma";
+  std::map<int32_t, float> lean = {{44, kLetterLean}, {45, 2.0f}};  // "ma" three times in a row without the rule
+  for (int32_t t = kFirstLetter; t < kFirstLetter + kLetters; ++t) lean[t] = kLetterLean;
   auto text_of = [&](int32_t t) { return texts.count(t) ? texts[t] : std::string("."); };
   auto is_letter = [](int32_t t) { return t >= kFirstLetter && t < kFirstLetter + kLetters; };
   // Whether piece v after out[0..n) would make a run of three of one letter (ASCII case fold)
@@ -321,14 +324,18 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
     while (after < piece.size() && fold(piece[after]) == letter) ++after;
     return before >= 1 && before + after >= 3;
   };
-  std::map<float, int> letters, triples;  // letter pieces written and runs of three, by penalty
+  auto thrice = [&](const std::vector<int32_t>& out, size_t n, int32_t v) {
+    return n >= 2 && out[n - 1] == v && out[n - 2] == v && std::isalpha(static_cast<unsigned char>(text_of(v)[0]));
+  };
+  // Letter pieces written, runs of three letters and pieces written thrice, by penalty.
+  std::map<float, int> letters, triples, repeats;
   for (uint64_t seed : {1u, 2u, 3u}) {
     auto model = make_model(c, 1);
     model->init(seed);
     float* bias = model->params() + model->find("decoder.layers.1.norm3.bias")->offset;
     const float* embed = model->params() + model->find("embed.weight")->offset;
-    for (int32_t t = kFirstLetter; t < kFirstLetter + kLetters; ++t)
-      for (int32_t j = 0; j < c.d_model; ++j) bias[j] += kLetterLean * embed[t * c.d_model + j];
+    for (const auto& [t, weight] : lean)
+      for (int32_t j = 0; j < c.d_model; ++j) bias[j] += weight * embed[t * c.d_model + j];
     Engine e(export_model(*model, DType::F32), {.max_batch = 4, .max_src_len = 16, .max_tgt_len = 24, .max_beam = 1});
     for (int32_t t = 0; t < static_cast<int32_t>(V); ++t) e.search.mark_piece_letters(t, text_of(t));
     std::mt19937 rng(static_cast<uint32_t>(seed));
@@ -348,7 +355,10 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
         CAPTURE(i);
         const std::vector<int32_t> out(h[i].tokens, h[i].tokens + h[i].length);
         letters[penalty] += static_cast<int>(std::count_if(out.begin(), out.end(), is_letter));
-        for (size_t t = 0; t < out.size(); ++t) triples[penalty] += third(out, t, out[t]) ? 1 : 0;
+        for (size_t t = 0; t < out.size(); ++t) {
+          triples[penalty] += third(out, t, out[t]) ? 1 : 0;
+          repeats[penalty] += thrice(out, t, out[t]) ? 1 : 0;
+        }
         int32_t T = 0;
         const Pair pair{{sources[i].begin(), sources[i].end() - 1}, out};
         const std::vector<float> logits = trainer_logits(model.get(), {pair}, &T);
@@ -357,7 +367,7 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
           const float* row = logits.data() + t * V;
           auto penalized = [&](int32_t v) {
             if (penalty == 0.f) return log_prob(row, V, v);
-            if (third(out, t, v)) return double{-INFINITY};
+            if (third(out, t, v) || thrice(out, t, v)) return double{-INFINITY};
             return log_prob(row, V, v) - (is_letter(v) ? penalty : 0.0);
           };
           double best = -INFINITY;
@@ -371,13 +381,17 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
     }
   }
   MESSAGE("letter pieces written at penalty 0 / 0.2 / 1.5 / 100: ", letters[0.f], " / ", letters[0.2f], " / ",
-          letters[1.5f], " / ", letters[100.f], "; third letters in a row: ", triples[0.f], " / ", triples[0.2f]);
+          letters[1.5f], " / ", letters[100.f], "; third letters in a row: ", triples[0.f], " / ", triples[0.2f],
+          "; third pieces in a row: ", repeats[0.f], " / ", repeats[0.2f]);
   CHECK(letters[0.f] > letters[0.2f]);  // the lean makes letters common; the penalty makes them rarer
   CHECK(letters[0.2f] > letters[1.5f]);
   CHECK(letters[100.f] == 0);
-  CHECK(triples[0.f] > 0);  // the lean towards r makes runs of it; the rule removes them
+  CHECK(triples[0.f] > 0);  // the lean makes runs and repeats; the rules remove them
+  CHECK(repeats[0.f] > 0);
   CHECK(letters[0.2f] > 0);
   CHECK(triples[0.2f] == 0);
+  CHECK(repeats[0.2f] == 0);
+  CHECK(repeats[1.5f] == 0);
 }
 
 }  // namespace
