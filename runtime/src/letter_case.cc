@@ -1,5 +1,7 @@
 #include "letter_case.h"
 
+#include "utf8.h"
+
 namespace pmt::rt {
 namespace {
 
@@ -62,11 +64,7 @@ bool word_char_before(std::string_view text, size_t i) {
 // The letter at text[i], case folded, or 0 for any other code point; *n its length. A lone
 // continuation byte or a cut sequence (a byte-fallback piece) is one byte and no letter.
 uint32_t folded_letter_at(std::string_view text, size_t i, size_t* n) {
-  const auto lead = static_cast<uint8_t>(text[i]);
-  *n = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-  bool whole_char = lead < 0x80 || (lead >= 0xC0 && i + *n <= text.size());
-  for (size_t k = 1; whole_char && k < *n; ++k) whole_char = (static_cast<uint8_t>(text[i + k]) & 0xC0) == 0x80;
-  if (!whole_char) return *n = 1, 0;
+  if (utf8_char_length(text.substr(i)) == 0) return *n = 1, 0;
   const uint32_t c = decode(text, i, n);
   return is_upper(c) || is_lower(c) ? to_lower(c) : 0;
 }

@@ -66,10 +66,10 @@ class Search {
   // them into one number (1,250 and 1.250 are both the number 1250).
   void mark_number_separator(int32_t id) { separator_[id] = true; }
   // Tells the search the text token `id` writes inside a sentence (a leading space where it
-  // starts a word), from which it keeps the run of one letter the text ends with. A piece that
-  // is one letter inside a word is a letter piece, what a model spells an unfamiliar word with
-  // (settings.letter_penalty). Call after bind, for every token that can be a letter piece or
-  // end in a letter (the others are neither).
+  // starts a word), from which it keeps the letter runs the text begins and ends with. A piece
+  // that is one letter inside a word is a letter piece, what a model spells an unfamiliar word
+  // with (settings.letter_penalty). Call after bind, for every token (one never told has no
+  // letters).
   void mark_piece_letters(int32_t id, std::string_view text);
   static constexpr size_t kMaxDigitTokens = 32;
 

@@ -125,8 +125,8 @@ struct TranslateOptions {
   // such piece e^p times less likely; whole-word and longer pieces are untouched. A penalty
   // above 0 also forbids any piece that continues a word to make three of one letter in a row
   // (case folded, across pieces: after "a"+"r"+"r" neither "r" nor "ro") or to be the same
-  // piece a third time in a row ("ma"+"ma"+"ma"). 0 = off (all three); at most 100. Negative (the default, kModelLetterPenalty): the model's own value,
-  // Translator::default_letter_penalty(). Translation::log_prob then includes the penalty.
+  // piece a third time in a row ("ma"+"ma"+"ma"). 0 = off (all three); at most 100. Negative
+  // (the default, kModelLetterPenalty): the model's own value, Translator::default_letter_penalty(). Translation::log_prob then includes the penalty.
   float letter_penalty = kModelLetterPenalty;
 };
 
