@@ -76,7 +76,7 @@ int parse_args(int argc, char** argv, Args* a) {
   app.add_option("--letter-penalty", a->translate.letter_penalty,
                  "subtract P from the log-probability of every one-letter piece inside a word, against spelling "
                  "unknown words letter by letter; above 0 no piece inside a word makes three of one letter in a row "
-                 "or repeats one piece a third time; "
+                 "and no syllable or word comes a third time in a row; "
                  "0 = off (default: the model's own, 0 where it has none)")
       ->type_name("P")
       ->check(pmt::cli::real_range(0, 100));

@@ -143,7 +143,8 @@ class Translator:
             letter_penalty: subtracted from the log-probability of every one-letter piece
                 inside a word, so that the model spells unknown words letter by letter less
                 ("arrrepepsa"); above 0 no piece inside a word makes three of one letter in
-                a row or repeats one piece a third time; 0 = off, at most 100; None: the model's own
+                a row, and no piece with a letter at either end (a syllable or a whole word)
+                comes a third time in a row; 0 = off, at most 100; None: the model's own
                 (``model_info["default_letter_penalty"]``).
 
         Returns:

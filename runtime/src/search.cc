@@ -237,8 +237,10 @@ void Search::penalize_letters(size_t b, const int32_t* tokens, size_t pos, float
     else if (is_letter_piece(token))
       log_probs[col] -= penalty;
   }
-  // The same piece a third time in a row inside a word ("ma"+"ma"+"ma").
-  if (pos >= 2 && tokens[pos - 1] == tokens[pos - 2] && runs_[tokens[pos - 1]].first != 0)
+  // The same piece a third time in a row, inside a word ("ma"+"ma"+"ma") or as a whole word
+  // ("conecta conecta conecta"); pieces without a letter at either end ("0", ".") may repeat.
+  const PieceRun& last = runs_[pos >= 1 ? tokens[pos - 1] : 0];
+  if (pos >= 2 && tokens[pos - 1] == tokens[pos - 2] && (last.first != 0 || last.last != 0))
     if (const int32_t col = net_->token_column(b, tokens[pos - 1]); col >= 0) log_probs[col] = -INFINITY;
 }
 

@@ -82,8 +82,9 @@ class Search {
   // (mark_piece_letters) at every step, so a hypothesis's log_prob is its log-probability minus
   // letter_penalty per letter piece it holds; and no piece that continues a word writes a
   // letter a third time in a row (case folded, across pieces: after "a"+"r"+"r" neither "r"
-  // nor "ro" may follow) or is the same piece a third time in a row ("ma"+"ma"+"ma"), the
-  // babble a weak model falls into ("arrró", "mamamaja"); see TranslateOptions::letter_penalty.
+  // nor "ro" may follow), and no piece with a letter at either end comes a third time in a row
+  // ("ma"+"ma"+"ma", "conecta conecta conecta"), the babble a weak model falls into ("arrró",
+  // "mamamaja"); see TranslateOptions::letter_penalty.
   // numbers: empty, or the encoded sources (numbers[b] for sentence b, each within max_src_len)
   // whose numbers every output copies. A number is a run of digit pieces, a separator piece
   // between two digits joining it (its value is its digits: 1,250.5 is 12505). Each number of

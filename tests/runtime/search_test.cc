@@ -291,7 +291,7 @@ TEST_CASE("number copying: outputs write exactly the source's numbers, in greedy
 // step greedy search takes the best token of the trainer's log-probabilities with the penalty
 // subtracted from the letter pieces and -inf for a piece that continues a word and would make
 // the letter the text so far ends with three in a row (case folded), or would be the same
-// piece a third time in a row; its log_prob is the sum of what it took.
+// piece a third time in a row (inside a word or a whole word like " ja"); its log_prob is the sum of what it took.
 TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus the penalty, nothing thrice") {
   const ModelConfig c = tiny_config();
   const size_t V = c.vocab_size;
@@ -306,7 +306,9 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
   texts[43] = "rra";  // begins with two r
   texts[44] = "Ro";
   texts[45] = "ma";
-  std::map<int32_t, float> lean = {{44, kLetterLean}, {45, 2.0f}};  // "ma" three times in a row without the rule
+  texts[46] = " ja";  // a whole word
+  // "ma" and " ja" three times in a row without the rule
+  std::map<int32_t, float> lean = {{44, kLetterLean}, {45, 2.0f}, {46, 2.0f}};
   for (int32_t t = kFirstLetter; t < kFirstLetter + kLetters; ++t) lean[t] = kLetterLean;
   auto text_of = [&](int32_t t) { return texts.count(t) ? texts[t] : std::string("."); };
   auto is_letter = [](int32_t t) { return t >= kFirstLetter && t < kFirstLetter + kLetters; };
@@ -325,10 +327,12 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
     return before >= 1 && before + after >= 3;
   };
   auto thrice = [&](const std::vector<int32_t>& out, size_t n, int32_t v) {
-    return n >= 2 && out[n - 1] == v && out[n - 2] == v && std::isalpha(static_cast<unsigned char>(text_of(v)[0]));
+    const std::string piece = text_of(v);
+    return n >= 2 && out[n - 1] == v && out[n - 2] == v &&
+           (std::isalpha(static_cast<unsigned char>(piece.front())) || std::isalpha(static_cast<unsigned char>(piece.back())));
   };
   // Letter pieces written, runs of three letters and pieces written thrice, by penalty.
-  std::map<float, int> letters, triples, repeats;
+  std::map<float, int> letters, triples, repeats, word_repeats;
   for (uint64_t seed : {1u, 2u, 3u}) {
     auto model = make_model(c, 1);
     model->init(seed);
@@ -358,6 +362,7 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
         for (size_t t = 0; t < out.size(); ++t) {
           triples[penalty] += third(out, t, out[t]) ? 1 : 0;
           repeats[penalty] += thrice(out, t, out[t]) ? 1 : 0;
+          word_repeats[penalty] += out[t] == 46 && thrice(out, t, out[t]) ? 1 : 0;
         }
         int32_t T = 0;
         const Pair pair{{sources[i].begin(), sources[i].end() - 1}, out};
@@ -382,12 +387,13 @@ TEST_CASE("letter penalty: greedy follows the trainer's log-probabilities minus 
   }
   MESSAGE("letter pieces written at penalty 0 / 0.2 / 1.5 / 100: ", letters[0.f], " / ", letters[0.2f], " / ",
           letters[1.5f], " / ", letters[100.f], "; third letters in a row: ", triples[0.f], " / ", triples[0.2f],
-          "; third pieces in a row: ", repeats[0.f], " / ", repeats[0.2f]);
+          "; third pieces in a row: ", repeats[0.f], " / ", repeats[0.2f], " (whole words: ", word_repeats[0.f], ")");
   CHECK(letters[0.f] > letters[0.2f]);  // the lean makes letters common; the penalty makes them rarer
   CHECK(letters[0.2f] > letters[1.5f]);
   CHECK(letters[100.f] == 0);
   CHECK(triples[0.f] > 0);  // the lean makes runs and repeats; the rules remove them
   CHECK(repeats[0.f] > 0);
+  CHECK(word_repeats[0.f] > 0);
   CHECK(letters[0.2f] > 0);
   CHECK(triples[0.2f] == 0);
   CHECK(repeats[0.2f] == 0);

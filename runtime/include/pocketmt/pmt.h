@@ -72,7 +72,8 @@ typedef struct pmt_translate_options {
   float letter_penalty;    /* subtracted from the log-probability of every one-letter piece inside
                               a word, against spelling unknown words letter by letter; above 0 it
                               also forbids a piece inside a word to make three of one letter in a
-                              row or to repeat one piece a third time; 0 = off, at most 100; < 0
+                              row, and any piece with a letter at either end (a syllable or a
+                              whole word) to come a third time in a row; 0 = off, at most 100; < 0
                               (the default): the model file's own (decode.letter_penalty), 0 where
                               it has none */
 } pmt_translate_options;

@@ -124,8 +124,9 @@ struct TranslateOptions {
   // single letters together get much probability where it is unsure. A penalty of p makes one
   // such piece e^p times less likely; whole-word and longer pieces are untouched. A penalty
   // above 0 also forbids any piece that continues a word to make three of one letter in a row
-  // (case folded, across pieces: after "a"+"r"+"r" neither "r" nor "ro") or to be the same
-  // piece a third time in a row ("ma"+"ma"+"ma"). 0 = off (all three); at most 100. Negative
+  // (case folded, across pieces: after "a"+"r"+"r" neither "r" nor "ro"), and any piece with a
+  // letter at either end to come a third time in a row ("ma"+"ma"+"ma", "conecta conecta
+  // conecta"; digits and punctuation may repeat). 0 = off (all three); at most 100. Negative
   // (the default, kModelLetterPenalty): the model's own value, Translator::default_letter_penalty(). Translation::log_prob then includes the penalty.
   float letter_penalty = kModelLetterPenalty;
 };
