@@ -239,9 +239,10 @@ void Search::penalize_letters(size_t b, const int32_t* tokens, size_t pos, float
   }
   // The same piece a third time in a row, inside a word ("ma"+"ma"+"ma") or as a whole word
   // ("conecta conecta conecta"); pieces without a letter at either end ("0", ".") may repeat.
-  const PieceRun& last = runs_[pos >= 1 ? tokens[pos - 1] : 0];
-  if (pos >= 2 && tokens[pos - 1] == tokens[pos - 2] && (last.first != 0 || last.last != 0))
-    if (const int32_t col = net_->token_column(b, tokens[pos - 1]); col >= 0) log_probs[col] = -INFINITY;
+  if (pos < 2 || tokens[pos - 1] != tokens[pos - 2]) return;
+  const PieceRun& run = runs_[tokens[pos - 1]];
+  if (run.first == 0 && run.last == 0) return;
+  if (const int32_t col = net_->token_column(b, tokens[pos - 1]); col >= 0) log_probs[col] = -INFINITY;
 }
 
 void Search::greedy(size_t count, const int32_t* max_len, const SearchSettings& settings, TokenSink sink,
